@@ -1,0 +1,45 @@
+# PyTorch in Practice: the two commands are `make lab` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: lab test setup lint format release verify bench clean
+
+# The stamp is rebuilt whenever pyproject.toml changes; otherwise setup does nothing.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[course,dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+lab: setup
+	$(BIN)/python -m autograder release --quiet
+	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+test: setup
+	$(BIN)/ruff check companion autograder tests benchmarks
+	$(BIN)/python -m pytest -n 2 tests
+	$(BIN)/python -m autograder verify
+
+lint: setup
+	$(BIN)/ruff check companion autograder tests benchmarks
+	$(BIN)/ruff format --check companion autograder tests benchmarks
+
+format: setup
+	$(BIN)/ruff format companion autograder tests benchmarks
+	$(BIN)/ruff check --fix companion autograder tests benchmarks
+
+release: setup
+	$(BIN)/python -m autograder release
+
+verify: setup
+	$(BIN)/python -m autograder verify
+
+bench: setup
+	$(BIN)/python benchmarks/loop_overhead.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,93 @@
+"""companion: the reference implementations of *PyTorch in Practice*.
+
+The training core is imported eagerly (it needs only torch); the toolkits (data, debugging,
+environment, export) load on first use so that ``import companion`` stays light.
+
+Example:
+    >>> import companion
+    >>> companion.seed_everything(0)
+    0
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from companion.amp import autocast, make_scaler
+from companion.checkpoint import (
+    CheckpointError,
+    latest_checkpoint,
+    load_checkpoint,
+    save_checkpoint,
+    strip_prefixes,
+    unwrap_model,
+)
+from companion.device import pick_device
+from companion.history import History
+from companion.loop import NonFiniteLossError, evaluate, fit, train_one_epoch
+from companion.rng import get_rng_state, seed_everything, set_rng_state
+
+__version__ = "0.1.0"
+
+# name -> submodule, loaded on first attribute access (PEP 562)
+_LAZY = {
+    "digits": "data",
+    "shapes": "data",
+    "sequences": "data",
+    "fashion_mnist": "data",
+    "cifar10": "data",
+    "pad_collate": "data",
+    "InMemoryLoader": "data",
+    "loader_throughput": "data",
+    "trace_shapes": "debug",
+    "find_device_mismatches": "debug",
+    "graph_ops": "debug",
+    "draw_graph": "debug",
+    "detect_leaks": "debug",
+    "doctor": "env",
+    "cuda_compatible": "env",
+    "diagnose": "env",
+    "smoke_test": "smoke",
+    "export_onnx": "export",
+    "verify_onnx": "export",
+    "quantize_onnx": "export",
+    "benchmark_inference": "export",
+    "ExportError": "export",
+}
+_SUBMODULES = {"data", "debug", "env", "smoke", "export"}
+
+__all__ = [
+    "CheckpointError",
+    "History",
+    "NonFiniteLossError",
+    "autocast",
+    "evaluate",
+    "fit",
+    "get_rng_state",
+    "latest_checkpoint",
+    "load_checkpoint",
+    "make_scaler",
+    "pick_device",
+    "save_checkpoint",
+    "seed_everything",
+    "set_rng_state",
+    "strip_prefixes",
+    "train_one_epoch",
+    "unwrap_model",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"companion.{name}")
+    if name in _LAZY:
+        module = importlib.import_module(f"companion.{_LAZY[name]}")
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'companion' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__) | _SUBMODULES)

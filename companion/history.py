@@ -1,0 +1,125 @@
+"""What ``fit`` returns: one record per epoch, printable, plottable, and storable in a checkpoint."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["History"]
+
+
+@dataclass
+class History:
+    """Per-epoch training record.
+
+    Each entry of ``records`` is a plain dict: ``epoch`` (1-based), ``train_loss``, ``lr``,
+    ``time`` (seconds) and, with a validation loader, ``val_loss``, ``val_accuracy`` and any
+    other ``val_<metric>``.
+
+    Example:
+        >>> h = History()
+        >>> h.append({"epoch": 1, "train_loss": 0.9, "lr": 0.1, "time": 1.2})
+        >>> h.train_loss
+        [0.9]
+    """
+
+    records: list[dict] = field(default_factory=list)
+    interrupted: bool = False
+
+    def append(self, record: dict) -> None:
+        self.records.append(dict(record))
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def column(self, name: str) -> list:
+        """Values of one column, ``None`` where an epoch lacks it (e.g. ``"val_accuracy"``)."""
+        return [r.get(name) for r in self.records]
+
+    @property
+    def train_loss(self) -> list[float]:
+        return self.column("train_loss")
+
+    @property
+    def val_loss(self) -> list[float | None]:
+        return self.column("val_loss")
+
+    @property
+    def lr(self) -> list[float]:
+        return self.column("lr")
+
+    @property
+    def time(self) -> list[float]:
+        return self.column("time")
+
+    def columns(self) -> list[str]:
+        names: list[str] = []
+        for record in self.records:
+            names += [k for k in record if k not in names]
+        return names
+
+    def to_dict(self) -> dict:
+        """Plain data (loads with ``weights_only=True``)."""
+        return {"records": [dict(r) for r in self.records], "interrupted": self.interrupted}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> History:
+        return cls(records=[dict(r) for r in data["records"]], interrupted=data["interrupted"])
+
+    def __str__(self) -> str:
+        if not self.records:
+            return "History(no epochs)"
+        names = self.columns()
+        rows = [[_fmt(r.get(n)) for n in names] for r in self.records]
+        widths = [max(len(n), *(len(row[i]) for row in rows)) for i, n in enumerate(names)]
+        lines = ["  ".join(n.rjust(w) for n, w in zip(names, widths))]
+        lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in rows]
+        if self.interrupted:
+            lines.append("(interrupted: resume with fit(..., resume=True))")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"History({len(self.records)} epochs)\n{self}" if self.records else str(self)
+
+    def _repr_html_(self) -> str:
+        names = self.columns()
+        head = "".join(f"<th>{n}</th>" for n in names)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{_fmt(r.get(n))}</td>" for n in names) + "</tr>"
+            for r in self.records
+        )
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    def plot(self, *, metrics: bool = True):
+        """Loss curves (train and validation) and, if present, validation metrics.
+
+        Returns:
+            The matplotlib ``Figure``.
+        """
+        import matplotlib.pyplot as plt
+
+        extra = [n for n in self.columns() if n.startswith("val_") and n != "val_loss"]
+        ncols = 1 + (1 if metrics and extra else 0)
+        fig, axes = plt.subplots(1, ncols, figsize=(5 * ncols, 3.5), squeeze=False)
+        epochs = self.column("epoch")
+        ax = axes[0][0]
+        ax.plot(epochs, self.train_loss, marker="o", label="train")
+        if any(v is not None for v in self.val_loss):
+            ax.plot(epochs, self.val_loss, marker="o", label="validation")
+        ax.set(xlabel="epoch", ylabel="loss", title="Loss")
+        ax.legend()
+        if ncols == 2:
+            ax = axes[0][1]
+            for name in extra:
+                ax.plot(epochs, self.column(name), marker="o", label=name[4:])
+            ax.set(xlabel="epoch", title="Validation metrics")
+            ax.legend()
+        fig.tight_layout()
+        return fig
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)

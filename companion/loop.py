@@ -1,0 +1,499 @@
+"""The training loop: ``train_one_epoch``, ``evaluate`` and ``fit``, which composes them.
+
+``train_one_epoch`` and ``fit`` share one step implementation (``_train_steps``), a generator
+that yields after every optimizer step so ``fit`` can show progress, checkpoint mid-epoch and
+stop cleanly on a signal, while ``train_one_epoch`` simply runs it to the end.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from companion.amp import autocast, check_amp, make_scaler
+from companion.checkpoint import (
+    _loader_state,
+    _set_loader_state,
+    checkpoint_name,
+    latest_checkpoint,
+    list_checkpoints,
+    load_checkpoint,
+    save_checkpoint,
+)
+from companion.device import pick_device
+from companion.history import History
+from companion.rng import get_rng_state, set_rng_state
+from companion.signals import StopRequest
+
+__all__ = ["NonFiniteLossError", "train_one_epoch", "evaluate", "fit"]
+
+
+class NonFiniteLossError(FloatingPointError):
+    """The loss became NaN or infinite during training."""
+
+
+@dataclass
+class _Tally:
+    """Running totals of one epoch; plain values so a mid-epoch checkpoint can hold them."""
+
+    loss_sum: float = 0.0
+    samples: int = 0
+    batches: int = 0  # batches consumed this epoch
+    steps: int = 0  # optimizer steps taken
+    skipped: int = 0  # steps skipped (non-finite loss, or the fp16 scaler found inf/NaN)
+
+    @property
+    def mean_loss(self) -> float:
+        return self.loss_sum / self.samples if self.samples else math.nan
+
+
+def _move(obj, device: torch.device, non_blocking: bool):
+    if isinstance(obj, torch.Tensor):
+        return obj.to(device, non_blocking=non_blocking)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_move(o, device, non_blocking) for o in obj)
+    if isinstance(obj, Mapping):
+        return {k: _move(v, device, non_blocking) for k, v in obj.items()}
+    return obj
+
+
+def _split(batch, epoch: int, batch_index: int):
+    if isinstance(batch, (tuple, list)) and len(batch) == 2:
+        return batch
+    what = f"a {type(batch).__name__}"
+    if isinstance(batch, (tuple, list)):
+        what += f" of length {len(batch)}"
+    raise TypeError(
+        f"the loader must yield (inputs, targets) pairs, but in epoch {epoch + 1} batch "
+        f"{batch_index + 1} it yielded {what}. Make the dataset's __getitem__ return "
+        f"(input, target), or wrap the loader so it does."
+    )
+
+
+def _forward(model: nn.Module, inputs):
+    if isinstance(inputs, (tuple, list)):
+        return model(*inputs)
+    if isinstance(inputs, Mapping):
+        return model(**inputs)
+    return model(inputs)
+
+
+def _count(inputs, targets) -> int:
+    for t in (targets, inputs, *(inputs if isinstance(inputs, (tuple, list)) else ())):
+        if isinstance(t, torch.Tensor):
+            return t.shape[0] if t.dim() else 1
+    return len(targets)
+
+
+def _check_args(accumulate, clip_grad_norm, amp):
+    if isinstance(accumulate, bool) or not isinstance(accumulate, int) or accumulate < 1:
+        raise ValueError(
+            f"accumulate must be an int >= 1 (micro-batches per step), got {accumulate!r}"
+        )
+    if clip_grad_norm is not None and not (
+        isinstance(clip_grad_norm, (int, float)) and clip_grad_norm > 0
+    ):
+        raise ValueError(
+            f"clip_grad_norm must be None or a positive number, got {clip_grad_norm!r}"
+        )
+    check_amp(amp)
+
+
+def _check_model_device(model: nn.Module, device: torch.device) -> None:
+    param = next(model.parameters(), None)
+    if param is not None and param.device.type != device.type:
+        raise ValueError(
+            f"the model is on {param.device} but device={str(device)!r}; move it once with "
+            f"model.to(device) before training (fit does this for you)"
+        )
+
+
+def _train_steps(model, loader, optimizer, loss_fn, *, device, amp, scaler, accumulate,
+                 clip_grad_norm, scheduler, skip_nonfinite, epoch, tally, start_batch=0,
+                 resume_rng=None):  # fmt: skip
+    """Train over ``loader``, yielding ``tally`` after every optimizer step."""
+    model.train()
+    non_blocking = device.type == "cuda"
+    batches = iter(loader)
+    for _ in range(start_batch):  # replay the order up to a mid-epoch checkpoint, no compute
+        next(batches)
+    if resume_rng is not None:
+        set_rng_state(resume_rng)
+    group: list = []
+    for batch in batches:
+        group.append(_split(batch, epoch, tally.batches + len(group)))
+        if len(group) == accumulate:
+            _step(model, group, optimizer, loss_fn, device, non_blocking, amp, scaler,
+                  clip_grad_norm, scheduler, skip_nonfinite, epoch, tally)  # fmt: skip
+            group = []
+            yield tally
+    if group:  # the last, partial accumulation group
+        _step(model, group, optimizer, loss_fn, device, non_blocking, amp, scaler,
+              clip_grad_norm, scheduler, skip_nonfinite, epoch, tally)  # fmt: skip
+        yield tally
+
+
+def _step(model, group, optimizer, loss_fn, device, non_blocking, amp, scaler, clip_grad_norm,
+          scheduler, skip_nonfinite, epoch, tally) -> None:  # fmt: skip
+    """One optimizer step over a group of micro-batches, equal to one step on their union."""
+    counts = [_count(inputs, targets) for inputs, targets in group]
+    total = sum(counts)
+    loss_sum = 0.0
+    optimizer.zero_grad(set_to_none=True)
+    for (inputs, targets), n in zip(group, counts):
+        inputs = _move(inputs, device, non_blocking)
+        targets = _move(targets, device, non_blocking)
+        with autocast(device, amp):  # forward and loss only
+            loss = loss_fn(_forward(model, inputs), targets)
+        if len(group) > 1:
+            # a mean loss over n samples, weighted n/total: the group's gradient equals the
+            # gradient of the mean loss over all `total` samples, as one large batch would give
+            scaled = loss * (n / total)
+        else:
+            scaled = loss
+        (scaler.scale(scaled) if scaler is not None else scaled).backward()
+        value = loss.item()
+        if not math.isfinite(value):
+            optimizer.zero_grad(set_to_none=True)
+            if not skip_nonfinite:
+                raise NonFiniteLossError(
+                    f"the loss is {value} in epoch {epoch + 1}, batch {tally.batches + 1}. "
+                    f"Usual causes: a learning rate too high, log() or division of zero, fp16 "
+                    f"overflow without a scaler, bad inputs (check torch.isfinite(inputs)). "
+                    f"Pass skip_nonfinite=True to skip such steps instead."
+                )
+            tally.skipped += 1
+            tally.batches += len(group)
+            return
+        loss_sum += value * n
+    if scaler is not None:
+        if clip_grad_norm is not None:
+            scaler.unscale_(optimizer)  # clip the true gradients, not the scaled ones
+            nn.utils.clip_grad_norm_(model.parameters(), clip_grad_norm)
+        scale = scaler.get_scale()
+        scaler.step(optimizer)  # skipped when the gradients hold inf/NaN
+        scaler.update()
+        stepped = scaler.get_scale() >= scale  # the scale only drops after a skipped step
+    else:
+        if clip_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), clip_grad_norm)
+        optimizer.step()
+        stepped = True
+    if stepped:
+        tally.steps += 1
+        if scheduler is not None:
+            scheduler.step()
+    else:
+        tally.skipped += 1
+    tally.loss_sum += loss_sum
+    tally.samples += total
+    tally.batches += len(group)
+
+
+def train_one_epoch(
+    model: nn.Module,
+    loader,
+    optimizer: torch.optim.Optimizer,
+    loss_fn: Callable,
+    *,
+    device: str | torch.device,
+    amp: str | None = None,
+    scaler: torch.amp.GradScaler | None = None,
+    accumulate: int = 1,
+    clip_grad_norm: float | None = None,
+    scheduler=None,
+    skip_nonfinite: bool = False,
+    epoch: int = 0,
+) -> float:
+    """Train ``model`` for one pass over ``loader`` and return the mean training loss.
+
+    Puts the model in train mode, clears gradients before every step, and moves each batch
+    to ``device`` (the model must already be there).
+
+    Args:
+        model, loader, optimizer, loss_fn: the usual; ``loader`` yields ``(inputs, targets)``,
+            where ``inputs`` may be a tensor, a tuple (passed as ``model(*inputs)``) or a dict.
+        device: where the batches go.
+        amp: None, ``"bf16"`` or ``"fp16"``. Autocast wraps forward and loss only.
+        scaler: a ``torch.amp.GradScaler``; required with ``amp="fp16"``. Create it once
+            (``companion.make_scaler(device, "fp16")``) so its scale carries over epochs.
+        accumulate: micro-batches per optimizer step; the update equals one step on the
+            ``accumulate``-times larger batch (for a mean-reduced loss), the last partial
+            group included.
+        clip_grad_norm: max gradient norm, applied after unscaling.
+        scheduler: stepped after every optimizer step actually taken (per-step schedules);
+            a step skipped by the scaler does not advance it.
+        skip_nonfinite: skip a step whose loss is NaN/inf instead of raising.
+        epoch: the 0-based epoch index, used in error messages.
+
+    Returns:
+        The mean loss over the epoch's samples (NaN if every step was skipped).
+
+    Raises:
+        NonFiniteLossError: the loss became NaN or inf (unless ``skip_nonfinite``).
+        TypeError: the loader yields something other than ``(inputs, targets)``.
+        ValueError: a bad argument (``accumulate < 1``, unknown ``amp``, fp16 without scaler,
+            model on another device).
+
+    Example:
+        >>> model = nn.Linear(4, 2)
+        >>> data = [(torch.randn(8, 4), torch.randint(0, 2, (8,)))] * 3
+        >>> opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        >>> loss = train_one_epoch(model, data, opt, nn.CrossEntropyLoss(), device="cpu")
+    """
+    device = pick_device(device)
+    _check_args(accumulate, clip_grad_norm, amp)
+    if amp == "fp16" and scaler is None:
+        raise ValueError(
+            "amp='fp16' needs a GradScaler: pass scaler=companion.make_scaler(device, 'fp16'), "
+            "created once outside the epoch loop (or use amp='bf16', which needs none)"
+        )
+    _check_model_device(model, device)
+    tally = _Tally()
+    steps = _train_steps(model, loader, optimizer, loss_fn, device=device, amp=amp, scaler=scaler,
+                         accumulate=accumulate, clip_grad_norm=clip_grad_norm, scheduler=scheduler,
+                         skip_nonfinite=skip_nonfinite, epoch=epoch, tally=tally)  # fmt: skip
+    for _ in steps:
+        pass
+    if tally.batches == 0:
+        raise ValueError("the loader yielded no batches; is the dataset empty?")
+    return tally.mean_loss
+
+
+def _is_classification(outputs, targets) -> bool:
+    return (
+        isinstance(outputs, torch.Tensor)
+        and isinstance(targets, torch.Tensor)
+        and outputs.dim() >= 2
+        and not targets.is_floating_point()
+        and targets.shape == outputs.shape[:1] + outputs.shape[2:]
+    )
+
+
+def evaluate(
+    model: nn.Module,
+    loader,
+    loss_fn: Callable,
+    *,
+    device: str | torch.device,
+    metrics: Mapping[str, Callable] | None = None,
+    amp: str | None = None,
+) -> dict:
+    """Evaluate ``model`` on ``loader`` in eval mode, without building any graph.
+
+    Uses ``model.eval()`` (dropout off, batch norm on running statistics) and
+    ``torch.inference_mode()``, then restores every submodule's previous mode.
+
+    Args:
+        model, loader, loss_fn, device: as in :func:`train_one_epoch`.
+        metrics: extra ``{name: fn(outputs, targets) -> number}`` averaged over samples
+            (each ``fn`` returns the batch mean).
+        amp: optional autocast for the forward pass (None, "bf16", "fp16").
+
+    Returns:
+        ``{"loss": ..., "accuracy": ...}`` (accuracy when outputs look like class scores
+        ``(B, C, ...)`` and targets like class indices), plus one entry per metric.
+
+    Example:
+        >>> model = nn.Linear(4, 3)
+        >>> data = [(torch.randn(6, 4), torch.randint(0, 3, (6,)))]
+        >>> sorted(evaluate(model, data, nn.CrossEntropyLoss(), device="cpu"))
+        ['accuracy', 'loss']
+    """
+    device = pick_device(device)
+    check_amp(amp)
+    metrics = dict(metrics or {})
+    for name, fn in metrics.items():
+        if not callable(fn):
+            raise TypeError(f"metrics[{name!r}] must be callable(outputs, targets), got {fn!r}")
+    _check_model_device(model, device)
+    modes = {m: m.training for m in model.modules()}
+    totals = {"loss": 0.0, **{name: 0.0 for name in metrics}}
+    correct, samples, classification = 0, 0, True
+    model.eval()
+    try:
+        with torch.inference_mode():
+            for i, batch in enumerate(loader):
+                inputs, targets = _split(batch, 0, i)
+                inputs, targets = _move(inputs, device, False), _move(targets, device, False)
+                with autocast(device, amp):
+                    outputs = _forward(model, inputs)
+                    loss = loss_fn(outputs, targets)
+                n = _count(inputs, targets)
+                samples += n
+                totals["loss"] += loss.item() * n
+                for name, fn in metrics.items():
+                    totals[name] += float(fn(outputs, targets)) * n
+                classification = classification and _is_classification(outputs, targets)
+                if classification:
+                    correct += (outputs.argmax(dim=1) == targets).sum().item()
+    finally:
+        for module, mode in modes.items():
+            module.train(mode)
+    if samples == 0:
+        raise ValueError("the loader yielded no batches; is the dataset empty?")
+    result = {"loss": totals.pop("loss") / samples}
+    if classification:
+        result["accuracy"] = correct / samples
+    result.update({name: total / samples for name, total in totals.items()})
+    return result
+
+
+def fit(
+    model: nn.Module,
+    train_loader,
+    optimizer: torch.optim.Optimizer,
+    loss_fn: Callable,
+    *,
+    num_epochs: int,
+    val_loader=None,
+    scheduler=None,
+    device: str | torch.device = "auto",
+    amp: str | None = None,
+    accumulate: int = 1,
+    clip_grad_norm: float | None = None,
+    checkpoint_dir: str | Path | None = None,
+    checkpoint_every: int | None = None,
+    keep_last: int = 3,
+    resume: bool = False,
+    progress: bool = True,
+    scheduler_step: str = "epoch",
+    skip_nonfinite: bool = False,
+    metrics: Mapping[str, Callable] | None = None,
+) -> History:
+    """Train for ``num_epochs`` with optional validation, checkpoints and exact resume.
+
+    Args:
+        model, train_loader, optimizer, loss_fn: the usual. The model is moved to ``device``.
+        num_epochs: total epochs (a resumed run continues up to this number).
+        val_loader: evaluated after every epoch with :func:`evaluate`.
+        scheduler: stepped once per epoch (``ReduceLROnPlateau`` gets the validation loss,
+            or the training loss without ``val_loader``), or after every optimizer step with
+            ``scheduler_step="step"``.
+        device: ``"auto"`` (CUDA, MPS, CPU), or an explicit device.
+        amp, accumulate, clip_grad_norm, skip_nonfinite: as in :func:`train_one_epoch`; with
+            ``amp="fp16"`` a GradScaler is created (and checkpointed).
+        checkpoint_dir: write a checkpoint after every epoch (and every ``checkpoint_every``
+            optimizer steps), keep the newest ``keep_last``; SIGINT/SIGTERM then save and stop
+            cleanly (``history.interrupted`` is True).
+        resume: continue from the newest checkpoint in ``checkpoint_dir`` (start fresh if there
+            is none). The resumed run is bit-for-bit the uninterrupted one on CPU.
+        progress: a tqdm progress bar per epoch (terminal or notebook).
+        metrics: extra validation metrics, see :func:`evaluate`.
+
+    Returns:
+        A :class:`~companion.history.History`.
+
+    Example:
+        >>> history = fit(model, train_loader, optimizer, loss_fn, num_epochs=5,
+        ...               val_loader=val_loader, checkpoint_dir="runs/a")  # doctest: +SKIP
+        >>> history.plot()  # doctest: +SKIP
+    """
+    if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or num_epochs < 0:
+        raise ValueError(f"num_epochs must be a non-negative int, got {num_epochs!r}")
+    if scheduler_step not in ("epoch", "step"):
+        raise ValueError(f"scheduler_step must be 'epoch' or 'step', got {scheduler_step!r}")
+    if checkpoint_every is not None and (
+        not isinstance(checkpoint_every, int) or checkpoint_every < 1
+    ):
+        raise ValueError(f"checkpoint_every must be None or an int >= 1, got {checkpoint_every!r}")
+    if resume and checkpoint_dir is None:
+        raise ValueError("resume=True needs checkpoint_dir, the folder to resume from")
+    _check_args(accumulate, clip_grad_norm, amp)
+    device = pick_device(device)
+    model.to(device)
+    scaler = make_scaler(device, amp)
+    history, tally, global_step, start_epoch, resume_point = History(), _Tally(), 0, 0, None
+    ckpt_objects = dict(model=model, optimizer=optimizer, scheduler=scheduler, scaler=scaler)
+    path = latest_checkpoint(checkpoint_dir) if resume else None
+    if path is not None:
+        state = load_checkpoint(path, **ckpt_objects, restore_rng=False)
+        run = state["fit"]
+        history, global_step = History.from_dict(run["history"]), run["global_step"]
+        start_epoch = state["epoch"]
+        if state["step"]:  # mid-epoch: replay the epoch's order, then continue from there
+            tally, resume_point = _Tally(**run["tally"]), (run["epoch_start"], state["rng"])
+        else:
+            set_rng_state(state["rng"])
+
+    def save(epoch, step, epoch_start):
+        run = dict(history=history.to_dict(), global_step=global_step, tally=asdict(tally),
+                   epoch_start=epoch_start)  # fmt: skip
+        name = checkpoint_name(epoch, global_step)
+        save_checkpoint(
+            Path(checkpoint_dir) / name, **ckpt_objects, epoch=epoch, step=step, fit=run
+        )
+        for old in list_checkpoints(checkpoint_dir)[:-keep_last]:
+            old.unlink(missing_ok=True)
+
+    bar_factory = _progress_bar if progress else None
+    epoch_ends = hasattr(train_loader, "__len__")
+    with StopRequest(enabled=checkpoint_dir is not None) as stop:
+        for epoch in range(start_epoch, num_epochs):
+            started = time.perf_counter()
+            if resume_point is not None:
+                epoch_start, resume_rng = resume_point
+                set_rng_state(epoch_start["rng"])
+                _set_loader_state(train_loader, epoch_start["loader"])
+                start_batch, resume_point = tally.batches, None
+            else:
+                epoch_start = {"rng": get_rng_state(), "loader": _loader_state(train_loader)}
+                start_batch, resume_rng, tally = 0, None, _Tally()
+            bar = bar_factory(train_loader, epoch, num_epochs, start_batch) if bar_factory else None
+            steps = _train_steps(model, train_loader, optimizer, loss_fn, device=device, amp=amp,
+                                 scaler=scaler, accumulate=accumulate, clip_grad_norm=clip_grad_norm,
+                                 scheduler=scheduler if scheduler_step == "step" else None,
+                                 skip_nonfinite=skip_nonfinite, epoch=epoch, tally=tally,
+                                 start_batch=start_batch, resume_rng=resume_rng)  # fmt: skip
+            for _ in steps:
+                global_step += 1
+                if bar is not None:
+                    bar.update(tally.batches - bar.n)
+                    bar.throttled_postfix(loss=tally.mean_loss)
+                if epoch_ends and tally.batches >= len(train_loader):
+                    break  # the end-of-epoch checkpoint (and a requested stop) come next
+                due = checkpoint_every is not None and global_step % checkpoint_every == 0
+                if checkpoint_dir is not None and (due or stop.requested):
+                    save(epoch, tally.batches, epoch_start)
+                if stop.requested:
+                    history.interrupted = True
+                    if bar is not None:
+                        bar.close()
+                    return history
+            record = {"epoch": epoch + 1, "train_loss": tally.mean_loss}
+            if val_loader is not None:
+                scores = evaluate(
+                    model, val_loader, loss_fn, device=device, metrics=metrics, amp=amp
+                )
+                record.update({f"val_{k}": v for k, v in scores.items()})
+            record["lr"] = optimizer.param_groups[0]["lr"]
+            if scheduler is not None and scheduler_step == "epoch":
+                if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+                    scheduler.step(record.get("val_loss", record["train_loss"]))
+                else:
+                    scheduler.step()
+            record["time"] = time.perf_counter() - started
+            if tally.skipped:
+                record["skipped_steps"] = tally.skipped
+            history.append(record)
+            tally = _Tally()
+            if bar is not None:
+                bar.finish(record)
+            if checkpoint_dir is not None:
+                save(epoch + 1, 0, None)
+            if stop.requested:
+                history.interrupted = epoch + 1 < num_epochs
+                return history
+    return history
+
+
+def _progress_bar(loader, epoch, num_epochs, initial):
+    from companion._progress import EpochBar
+
+    return EpochBar(loader, epoch, num_epochs, initial)

@@ -1,0 +1,280 @@
+"""Tests for companion/checkpoint.py."""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+import companion
+from companion import (
+    CheckpointError,
+    latest_checkpoint,
+    load_checkpoint,
+    save_checkpoint,
+    strip_prefixes,
+    unwrap_model,
+)
+from companion.checkpoint import checkpoint_name
+
+HERE = Path(__file__).parent
+
+
+def make_training_state(seed=0):
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 2))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+    scaler = torch.amp.GradScaler("cpu", init_scale=1024.0)
+    loss = model(torch.randn(6, 4)).sum()
+    loss.backward()
+    optimizer.step()
+    scheduler.step()
+    return model, optimizer, scheduler, scaler
+
+
+def test_round_trip_restores_everything(tmp_path):
+    model, optimizer, scheduler, scaler = make_training_state(0)
+    scaler.scale(torch.ones(()))
+    scaler.update(512.0)
+    path = save_checkpoint(
+        tmp_path / "run" / "c.pt", model=model, optimizer=optimizer, scheduler=scheduler,
+        scaler=scaler, epoch=3, step=7, best_accuracy=0.9, notes={"tag": "x"},
+    )  # fmt: skip
+    assert path.exists() and path.parent.name == "run"
+    model2, optimizer2, scheduler2, scaler2 = make_training_state(1)
+    state = load_checkpoint(
+        path, model=model2, optimizer=optimizer2, scheduler=scheduler2, scaler=scaler2
+    )
+    assert state == {"epoch": 3, "step": 7, "best_accuracy": 0.9, "notes": {"tag": "x"}}
+    for key, value in model.state_dict().items():
+        assert torch.equal(value, model2.state_dict()[key]), key
+    s1, s2 = optimizer.state_dict(), optimizer2.state_dict()
+    assert s1["param_groups"] == s2["param_groups"]
+    for pid in s1["state"]:
+        assert torch.equal(s1["state"][pid]["exp_avg"], s2["state"][pid]["exp_avg"])
+    assert scheduler2.state_dict() == scheduler.state_dict()
+    assert scaler2.get_scale() == 512.0
+
+
+def test_checkpoint_is_a_plain_dict_that_loads_with_weights_only(tmp_path):
+    model, optimizer, _, _ = make_training_state()
+    save_checkpoint(tmp_path / "c.pt", model=model, optimizer=optimizer, epoch=1)
+    raw = torch.load(tmp_path / "c.pt", weights_only=True)
+    assert {"model", "optimizer", "rng", "epoch", "step", "extra"} <= set(raw)
+    assert {"python", "numpy", "torch"} <= set(raw["rng"])
+
+
+def test_rng_states_are_restored(tmp_path):
+    model, _, _, _ = make_training_state()
+    save_checkpoint(tmp_path / "c.pt", model=model)
+    expected = (random.random(), np.random.rand(), torch.rand(3))
+    random.seed(99), np.random.seed(99), torch.manual_seed(99)
+    load_checkpoint(tmp_path / "c.pt", model=model)
+    got = (random.random(), np.random.rand(), torch.rand(3))
+    assert got[0] == expected[0] and got[1] == expected[1] and torch.equal(got[2], expected[2])
+
+
+def test_restore_rng_false_returns_the_state_instead(tmp_path):
+    model, _, _, _ = make_training_state()
+    save_checkpoint(tmp_path / "c.pt", model=model)
+    expected = torch.rand(2)
+    torch.manual_seed(5)
+    state = load_checkpoint(tmp_path / "c.pt", model=model, restore_rng=False)
+    assert not torch.equal(torch.rand(2), expected)
+    companion.set_rng_state(state["rng"])
+    assert torch.equal(torch.rand(2), expected)
+
+
+def test_a_loader_with_its_own_generator_replays_its_order(tmp_path):
+    data = TensorDataset(torch.arange(20.0))
+    loader = DataLoader(
+        data, batch_size=5, shuffle=True, generator=torch.Generator().manual_seed(3)
+    )
+    model = nn.Linear(1, 1)
+    list(loader)  # one epoch already done
+    save_checkpoint(tmp_path / "c.pt", model=model, train_loader=loader)
+    expected = [b[0].tolist() for b in loader]
+    list(loader), list(loader)  # move on
+    load_checkpoint(tmp_path / "c.pt", model=model, train_loader=loader)
+    assert [b[0].tolist() for b in loader] == expected
+
+
+def test_saved_from_the_unwrapped_model(tmp_path):
+    model = nn.Sequential(nn.Linear(3, 3))
+    for wrapped in (
+        nn.DataParallel(model),
+        torch.compile(model),
+        torch.compile(nn.DataParallel(model)),
+    ):
+        assert unwrap_model(wrapped) is model
+        save_checkpoint(tmp_path / "c.pt", model=wrapped)
+        keys = list(torch.load(tmp_path / "c.pt", weights_only=True)["model"])
+        assert keys == ["0.weight", "0.bias"]
+        load_checkpoint(tmp_path / "c.pt", model=wrapped)  # and it loads back into a wrapper
+
+
+def test_loading_accepts_wrapper_prefixes(tmp_path):
+    model = nn.Sequential(nn.Linear(3, 3))
+    save_checkpoint(tmp_path / "c.pt", model=model)
+    raw = torch.load(tmp_path / "c.pt", weights_only=True)
+    raw["model"] = OrderedDict((f"_orig_mod.module.{k}", v) for k, v in raw["model"].items())
+    torch.save(raw, tmp_path / "prefixed.pt")
+    other = nn.Sequential(nn.Linear(3, 3))
+    load_checkpoint(tmp_path / "prefixed.pt", model=other)
+    assert torch.equal(other[0].weight, model[0].weight)
+
+
+def test_strip_prefixes_only_strips_leading_wrappers():
+    sd = OrderedDict(
+        [
+            ("module.fc.weight", 1),
+            ("_orig_mod.module.fc.bias", 2),
+            ("encoder.module.weight", 3),
+            ("head._orig_mod.x", 4),
+        ]
+    )
+    sd._metadata = OrderedDict([("", {"version": 1}), ("module.fc", {"version": 2})])
+    out = strip_prefixes(sd)
+    assert list(out) == ["fc.weight", "fc.bias", "encoder.module.weight", "head._orig_mod.x"]
+    assert list(out._metadata) == ["", "fc"]
+    assert list(sd)[0] == "module.fc.weight"  # input untouched
+
+
+def test_strip_prefixes_rejects_non_mappings():
+    with pytest.raises(TypeError, match="state_dict must be a mapping.*got list"):
+        strip_prefixes([1, 2])
+
+
+def test_values_that_would_not_load_are_refused_at_save_time(tmp_path):
+    model = nn.Linear(2, 2)
+    with pytest.raises(TypeError, match=r"\['extra'\]\['best'\] is a numpy.float64.*float\(\)"):
+        save_checkpoint(tmp_path / "c.pt", model=model, best=np.float64(0.5))
+    with pytest.raises(TypeError, match=r"\['extra'\]\['fn'\] is a builtins.function"):
+        save_checkpoint(tmp_path / "c.pt", model=model, fn=lambda: 0)
+    with pytest.raises(ValueError, match="epoch must be None or a non-negative int, got -1"):
+        save_checkpoint(tmp_path / "c.pt", model=model, epoch=-1)
+    with pytest.raises(TypeError, match="model must be an nn.Module, got dict"):
+        save_checkpoint(tmp_path / "c.pt", model={})
+    assert not (tmp_path / "c.pt").exists()
+
+
+def test_missing_file_and_folder_are_named(tmp_path):
+    with pytest.raises(CheckpointError, match=r"no checkpoint file at .*nope\.pt"):
+        load_checkpoint(tmp_path / "nope.pt", model=nn.Linear(1, 1))
+    with pytest.raises(CheckpointError, match="is a folder"):
+        load_checkpoint(tmp_path, model=nn.Linear(1, 1))
+
+
+def test_truncated_corrupted_and_foreign_files_are_named(tmp_path):
+    model = nn.Linear(50, 50)
+    good = save_checkpoint(tmp_path / "good.pt", model=model)
+    data = good.read_bytes()
+    (tmp_path / "truncated.pt").write_bytes(data[: len(data) // 2])
+    (tmp_path / "empty.pt").write_bytes(b"")
+    (tmp_path / "text.pt").write_text("not a checkpoint at all")
+    torch.save(model.state_dict(), tmp_path / "bare.pt")
+    torch.save([1, 2, 3], tmp_path / "list.pt")
+    for name, match in [
+        ("truncated.pt", "truncated, corrupted"),
+        ("empty.pt", "truncated, corrupted"),
+        ("text.pt", "truncated, corrupted"),
+        ("bare.pt", "not a companion checkpoint.*bare state_dict"),
+        ("list.pt", "not a companion checkpoint.*found list"),
+    ]:
+        with pytest.raises(CheckpointError, match=match) as info:
+            load_checkpoint(tmp_path / name, model=model)
+        assert name in str(info.value)
+
+
+def test_a_malicious_pickle_is_refused_without_running(tmp_path):
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    torch.save({"format": "companion.checkpoint", "model": Evil()}, tmp_path / "evil.pt")
+    with pytest.raises(
+        CheckpointError, match=r"refused to load .*evil\.pt.*posix.system.*not run|refused"
+    ):
+        load_checkpoint(tmp_path / "evil.pt", model=nn.Linear(1, 1))
+    assert not marker.exists()
+
+
+def test_what_does_not_fit_is_named(tmp_path):
+    save_checkpoint(tmp_path / "c.pt", model=nn.Linear(2, 2))
+    with pytest.raises(CheckpointError, match="(?s)does not fit this model.*size mismatch"):
+        load_checkpoint(tmp_path / "c.pt", model=nn.Linear(3, 3))
+    model = nn.Linear(2, 2)
+    with pytest.raises(CheckpointError, match="holds no optimizer state"):
+        load_checkpoint(
+            tmp_path / "c.pt", model=model, optimizer=torch.optim.SGD(model.parameters(), lr=1)
+        )
+
+
+def test_a_crash_during_save_keeps_the_previous_file(tmp_path, monkeypatch):
+    model = nn.Linear(4, 4)
+    path = save_checkpoint(tmp_path / "c.pt", model=model, epoch=1)
+
+    def broken_save(obj, f):
+        f.write(b"half a file")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(torch, "save", broken_save)
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint(path, model=model, epoch=2)
+    monkeypatch.undo()
+    assert load_checkpoint(path, model=model)["epoch"] == 1
+    assert os.listdir(tmp_path) == ["c.pt"]  # no temporary file left behind
+
+
+def test_sigkill_at_any_moment_leaves_a_loadable_checkpoint(tmp_path):
+    rng = random.Random(0)
+    for round_ in range(6):
+        proc = subprocess.Popen(
+            [sys.executable, str(HERE / "_crash_writer.py"), str(tmp_path)], stdout=subprocess.PIPE
+        )
+        assert proc.stdout.readline().strip() == b"ready"
+        deadline = time.monotonic() + 30
+        while latest_checkpoint(tmp_path) is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.05, 0.4))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 64))
+        state = load_checkpoint(tmp_path / "last.pt", model=model)
+        assert state["step"] >= 1, round_
+        newest = latest_checkpoint(tmp_path)
+        assert newest is not None and not newest.name.endswith(".tmp")
+        load_checkpoint(newest, model=model)
+
+
+def test_latest_checkpoint_orders_by_progress_and_skips_incomplete_files(tmp_path):
+    assert latest_checkpoint(tmp_path) is None
+    assert latest_checkpoint(tmp_path / "missing") is None
+    model = nn.Linear(1, 1)
+    for epoch, step in [(1, 10), (2, 20), (10, 100)]:
+        save_checkpoint(tmp_path / checkpoint_name(epoch, step), model=model, epoch=epoch)
+    (tmp_path / f".{checkpoint_name(11, 110)}.abc.tmp").write_bytes(b"partial")
+    (tmp_path / checkpoint_name(12, 120)).write_bytes(b"copied halfway")
+    assert latest_checkpoint(tmp_path).name == checkpoint_name(10, 100)
+    with pytest.raises(NotADirectoryError):
+        latest_checkpoint(tmp_path / checkpoint_name(1, 10))
+
+
+def test_latest_checkpoint_falls_back_to_the_newest_pt_file(tmp_path):
+    model = nn.Linear(1, 1)
+    save_checkpoint(tmp_path / "b.pt", model=model)
+    save_checkpoint(tmp_path / "a.pth", model=model)
+    os.utime(tmp_path / "b.pt", (1, 1))
+    assert latest_checkpoint(tmp_path).name == "a.pth"
