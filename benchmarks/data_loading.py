@@ -8,7 +8,7 @@ Measured side by side in one process, repeats interleaved, medians reported:
 2. one training epoch on the digits with ``InMemoryLoader`` against the pure compute floor:
    forward, backward and step of the same model on batches made beforehand (target <= 1.15x).
 
-Run: ``python benchmarks/data_loading.py`` (about a minute) or ``--quick`` (a few seconds).
+Run: ``python benchmarks/data_loading.py`` (a minute or two) or ``--quick`` (seconds).
 """
 
 from __future__ import annotations
@@ -119,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         help="torch intra-op threads; one is fastest and steadiest for models this small",
     )
     args = parser.parse_args(argv)
+    started = time.perf_counter()
     repeats = args.repeats or (3 if args.quick else 9)
     epoch_repeats = args.repeats or (11 if args.quick else 41)
     torch.set_num_threads(args.threads)
@@ -172,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print()
     print("ratios are medians of per-repeat ratios (each repeat runs the contenders back to back)")
-    print(f"targets met: {sum(met)} of {len(met)}")
+    print(f"targets met: {sum(met)} of {len(met)} (took {time.perf_counter() - started:.0f} s)")
     return 0
 
 

@@ -224,7 +224,9 @@ def shapes(
     size = _check_int("size", size, minimum=8, hint=" Smaller shapes are not recognisable.")
     seed = _check_int("seed", seed, minimum=0)
     val_fraction = _check_fraction(val_fraction)
-    if isinstance(noise, bool) or not isinstance(noise, (int, float)) or noise < 0:
+    if isinstance(noise, bool) or not isinstance(noise, (int, float)):
+        raise TypeError(f"noise must be a float >= 0 (a pixel standard deviation), got {noise!r}.")
+    if noise < 0:
         raise ValueError(f"noise must be a float >= 0 (a pixel standard deviation), got {noise!r}.")
     generator = torch.Generator().manual_seed(seed)
     labels = (torch.arange(n) % len(SHAPES_CLASSES))[torch.randperm(n, generator=generator)]
@@ -378,9 +380,9 @@ def fashion_mnist(
         root: folder that holds (or will hold) ``FashionMNIST/``.
         train: True for the 60000 training images, False for the 10000 test images.
         download: True to let torchvision download the files (needs the network, about 30 MB).
-        transform: applied to each PIL image, as in torchvision (e.g.
-            ``torchvision.transforms.v2.ToTensor``-style transforms); None returns PIL images.
-            For tensors in memory use ``image_tensors(dataset)``.
+        transform: applied to each PIL image, as in torchvision, e.g. ``v2.Compose([v2.ToImage(),
+            v2.ToDtype(torch.float32, scale=True)])``; None returns PIL images. For all images
+            as tensors in memory use ``image_tensors(dataset)``.
         target_transform: applied to each integer label.
 
     Returns:
@@ -706,11 +708,9 @@ class InMemoryLoader:
         return self._batches(order.to(self.device))
 
     def _batches(self, order: torch.Tensor) -> Iterator[tuple[torch.Tensor, ...]]:
-        stop = len(self) * self.batch_size
-        for start in range(0, min(stop, self.num_samples), self.batch_size):
-            # Small gathers stay single-threaded; one big permuted copy per epoch parallelises
-            # and stalls on busy machines, and doubles memory.
-            index = order[start : start + self.batch_size]
+        # One small gather per batch: a single big permuted copy per epoch would double the
+        # memory, and its multi-threaded gather stalls when other processes share the cores.
+        for index in order[: len(self) * self.batch_size].split(self.batch_size):
             yield tuple(t.index_select(0, index) for t in self.tensors)
 
     def state_dict(self) -> dict[str, Any]:
@@ -803,9 +803,10 @@ def _move(batch: Any, device: torch.device, non_blocking: bool) -> Any:
 
 
 def _pinning_works() -> bool:
-    return torch.accelerator.is_available() and torch.accelerator.current_accelerator().type != (
-        "mps"
-    )
+    """Whether DataLoader's pin_memory does anything here (it needs a non-MPS accelerator)."""
+    if not torch.accelerator.is_available():
+        return False
+    return torch.accelerator.current_accelerator().type != "mps"
 
 
 class ThroughputTable:
@@ -895,7 +896,7 @@ class ThroughputTable:
         import matplotlib.pyplot as plt
 
         if ax is None:
-            _, ax = plt.subplots(figsize=(5, 3.5))
+            _, ax = plt.subplots(figsize=(5, 3.5), layout="constrained")
         for pin in sorted({r["pin_memory"] for r in self.rows}):
             rows = [
                 r
@@ -909,6 +910,7 @@ class ThroughputTable:
                     marker="o",
                     label=f"pin_memory={pin}",
                 )
+        ax.set_xticks(sorted({r["num_workers"] for r in self.rows}))
         ax.set_xlabel("num_workers")
         ax.set_ylabel("samples / s")
         ax.set_title("DataLoader throughput")

@@ -91,9 +91,7 @@ class DoctorReport:
                 lines.append(f"  [{c.status:^4}] {c.name.ljust(width)}  {c.detail}{took}")
         counts = {s: sum(c.status == s for c in self.checks) for s in (OK, SKIP, FAIL)}
         verdict = "all good" if self.ok else "something needs fixing (see FAIL above)"
-        lines.append(
-            f"\n{counts[OK]} OK, {counts[SKIP]} SKIP, {counts[FAIL]} FAIL: {verdict}"
-        )
+        lines.append(f"\n{counts[OK]} OK, {counts[SKIP]} SKIP, {counts[FAIL]} FAIL: {verdict}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -209,17 +207,37 @@ def _nvidia_smi() -> tuple[str | None, str | None, str | None]:
     if exe is None:
         return None, None, "nvidia-smi not found (no NVIDIA driver, or it is not on PATH)"
     try:
-        out = subprocess.run(
-            [exe], capture_output=True, text=True, timeout=20, check=False
-        ).stdout
+        out = subprocess.run([exe], capture_output=True, text=True, timeout=20, check=False).stdout
     except (OSError, subprocess.SubprocessError) as err:
         return None, None, f"nvidia-smi did not run: {err}"
     driver = re.search(r"Driver Version:\s*([\d.]+)", out)
     cuda = re.search(r"CUDA Version:\s*([\d.]+)", out)
     if driver is None:
         first = out.strip().splitlines()[:1]
-        return None, None, f"nvidia-smi gave no driver version: {first[0] if first else 'no output'}"
+        return (
+            None,
+            None,
+            f"nvidia-smi gave no driver version: {first[0] if first else 'no output'}",
+        )
     return driver.group(1), cuda.group(1) if cuda else None, None
+
+
+def _cudnn_version(number: int) -> str:
+    """cuDNN 9 encodes 9.1.0 as 90100; cuDNN 8 encoded 8.9.2 as 8902."""
+    if number >= 90000:
+        return f"{number // 10000}.{number % 10000 // 100}.{number % 100}"
+    return f"{number // 1000}.{number % 1000 // 100}.{number % 100}"
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
 
 
 def _version_checks(report: DoctorReport) -> tuple[str | None, str | None]:
@@ -245,21 +263,26 @@ def _version_checks(report: DoctorReport) -> tuple[str | None, str | None]:
         cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
     except Exception:  # a CUDA build without a loadable cuDNN
         cudnn = None
-    add(
-        Check("versions", "cuDNN", OK, str(cudnn))
-        if cudnn
-        else Check("versions", "cuDNN", SKIP, "not available in this build")
-    )
+    if cudnn:
+        add(Check("versions", "cuDNN", OK, f"{_cudnn_version(cudnn)} ({cudnn})"))
+    else:
+        add(Check("versions", "cuDNN", SKIP, "not available in this build"))
     driver, driver_cuda, why_not = _nvidia_smi()
     if driver is None:
         add(Check("versions", "driver", SKIP, why_not))
     elif wheel is None or driver_cuda is None:
         add(Check("versions", "driver", OK, f"{driver} (supports CUDA {driver_cuda or '?'})"))
     elif cuda_compatible(driver_cuda, wheel):
-        add(Check("versions", "driver", OK, f"{driver} (supports CUDA {driver_cuda} >= wheel {wheel})"
-                  if _parse_cuda("wheel_cuda", wheel) <= _parse_cuda("driver_cuda", driver_cuda)
-                  else f"{driver} (CUDA {driver_cuda}; wheel {wheel} runs by minor version "
-                  f"compatibility)"))
+        newer = _parse_cuda("wheel_cuda", wheel) > _parse_cuda("driver_cuda", driver_cuda)
+        how = "by minor version compatibility" if newer else "ok"
+        add(
+            Check(
+                "versions",
+                "driver",
+                OK,
+                f"{driver}, CUDA {driver_cuda}: runs wheel {wheel} ({how})",
+            )
+        )
     else:
         add(
             Check(
@@ -315,7 +338,7 @@ def _device_checks(report: DoctorReport, driver: str | None, wheel: str | None) 
         add(Check("devices", "MPS", SKIP, "built in, but not available (needs macOS 12.3+)"))
     else:
         add(Check("devices", "MPS", SKIP, "not available (only on Apple silicon Macs)"))
-    cpu = platform.processor() or platform.machine() or "unknown CPU"
+    cpu = _cpu_name()
     add(
         Check(
             "devices",
@@ -510,7 +533,7 @@ _RULES: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "dataloader_worker_killed",
-        r"DataLoader worker \(pids?[^)]*\) (?:is killed by signal|exited unexpectedly)",
+        r"DataLoader worker \(pid.*?\) (?:is killed by signal|exited unexpectedly)",
         "A DataLoader worker process died: usually out of RAM (the system killed it) or out of "
         "shared memory (/dev/shm is small in Docker), sometimes a crash in the dataset code.",
         "Run with num_workers=0 to see the real error from your Dataset; use fewer workers and "
@@ -538,7 +561,8 @@ _RULES: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "no_kernel_image",
-        r"no kernel image is available for execution on the device",
+        r"no kernel image is available for execution on the device|with CUDA capability "
+        r"sm_\d+ is not compatible with the current PyTorch installation",
         "This wheel has no compiled kernels for your GPU's architecture (compute capability): "
         "the GPU is too old for it, or too new.",
         "Compare torch.cuda.get_device_capability() with torch.cuda.get_arch_list(); for a new "
@@ -586,9 +610,9 @@ _RULES: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "torch_not_installed",
-        r"No module named '?torch'?(?!\w)",
-        "torch is not installed in the Python (or Jupyter kernel) that ran this code: often a "
-        "different environment from the one you installed into.",
+        r"No module named '?(?:torch|torchvision|torchaudio)'?(?![\w.])",
+        "torch (or torchvision) is not installed in the Python (or Jupyter kernel) that ran "
+        "this code: often a different environment from the one you installed into.",
         "Activate the project's environment (`source .venv/bin/activate`), check "
         "`python -c 'import sys; print(sys.executable)'`, install with `python -m pip install "
         "torch`, and in Jupyter choose the kernel of that environment.",

@@ -141,6 +141,11 @@ def _eval_mode(model: nn.Module) -> Iterator[nn.Module]:
             module.training = training
 
 
+def _first_line(exc: BaseException) -> str:
+    text = _ANSI.sub("", str(exc)).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"[:300]
+
+
 def _eager(model: nn.Module, inputs: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
     with _eval_mode(model), torch.inference_mode():
         return [t.detach().cpu() for t in _flatten(model(*inputs))]
@@ -356,7 +361,10 @@ def export_onnx(
         dynamic_shapes = tuple({0: batch} for _ in inputs) if dynamic_batch else None
         buffer = io.StringIO()
         try:
-            with _quiet_exporter(buffer):
+            with _quiet_exporter(buffer), warnings.catch_warnings():
+                # Every input shares the one "batch" Dim on purpose; torch warns that it
+                # cannot give the same name twice, although it is the same axis.
+                warnings.filterwarnings("ignore", "# The axis name: batch will not be used, since")
                 torch.onnx.export(
                     model,
                     inputs,
@@ -374,7 +382,26 @@ def export_onnx(
             raise _export_error(model, exc, buffer.getvalue()) from exc
         if buffer.getvalue():
             sys.stderr.write(buffer.getvalue())
+    if dynamic_batch:
+        _check_dynamic(model, path, inputs[0].shape[0])
     return path
+
+
+def _check_dynamic(model: nn.Module, path: Path, batch_size: int) -> None:
+    """The exporter silently fixes the batch size when the code needs it; say so instead."""
+    import onnx
+
+    graph = onnx.load(os.fspath(path), load_external_data=False).graph
+    fixed = [i.name for i in graph.input if not i.type.tensor_type.shape.dim[0].dim_param]
+    if fixed:
+        raise ExportError(
+            f"dynamic_batch=True, but the exporter fixed the batch size of {fixed} to "
+            f"{batch_size}: {type(model).__name__}'s forward uses the batch size as a constant "
+            "(e.g. x.view(4, -1), torch.zeros(4, ...), a reshape built from the example's size). "
+            "Write it in terms of the input instead: x.flatten(1), x.view(x.shape[0], -1), "
+            f"torch.zeros(x.shape[0], ...). Or pass dynamic_batch=False if a batch of {batch_size} "
+            f"is intended. The file at {os.fspath(path)!r} has that fixed batch size."
+        )
 
 
 def _export_legacy(model, inputs, path, in_names, out_names, dynamic_batch, opset) -> None:
@@ -547,13 +574,19 @@ def verify_onnx(
         onnx.checker.check_model(os.fspath(path), full_check=True)
         checker = "passed"
     except Exception as exc:
-        checker = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0]}"
-    session = _ort_session(path)
-    names = [i.name for i in session.get_inputs()]
+        checker = _first_line(exc)
+    try:
+        session, load_error = _ort_session(path), None
+        names = [i.name for i in session.get_inputs()]
+    except Exception as exc:
+        load_error = f"ONNX Runtime cannot load the file ({_first_line(exc)})"
     checks = []
     for batch_size in sizes:
         batch = _at_batch(inputs, batch_size)
         shapes = [tuple(t.shape) for t in batch]
+        if load_error:
+            checks.append(ShapeCheck(batch_size, shapes, None, None, False, load_error))
+            continue
         if len(names) != len(batch):
             error = f"the file has {len(names)} inputs, example_inputs has {len(batch)}"
             checks.append(ShapeCheck(batch_size, shapes, None, None, False, error))
@@ -561,8 +594,7 @@ def verify_onnx(
         try:
             got = session.run(None, dict(zip(names, _to_numpy(batch))))
         except Exception as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            error = f"ONNX Runtime failed ({first}); exported with dynamic_batch=False?"
+            error = f"ONNX Runtime failed ({_first_line(exc)}); exported with dynamic_batch=False?"
             checks.append(ShapeCheck(batch_size, shapes, None, None, False, error))
             continue
         abs_diff, rel_diff, ok, error = _compare(got, _eager(model, batch), rtol, atol)

@@ -28,6 +28,7 @@ from companion.export import (
     _at_batch,
     _check_model,
     _eval_mode,
+    _first_line,
     _flatten,
     _ort_session,
     _to_numpy,
@@ -38,8 +39,9 @@ __all__ = ["InferenceBenchmark", "QuantizationReport", "benchmark_inference", "q
 _ORT_NOTE = (
     "ONNX Runtime {version}: CPUExecutionProvider, intra_op_num_threads={threads} "
     "(= torch.get_num_threads()), sequential execution, ORT_ENABLE_ALL graph optimizations, "
-    "thread spinning off; the file was exported with optimize=True; inputs are converted to "
-    "NumPy once, outside the timed loop."
+    "thread spinning off (spinning threads steal cores from PyTorch in the same process); "
+    "export_onnx files are exported with optimize=True; inputs are converted to NumPy once, "
+    "outside the timed loop."
 )
 
 
@@ -132,10 +134,10 @@ def _preprocess(path: Path, folder: str, notes: list[str]) -> Path:
 def _loader_metrics(path: Path, out_path: Path, loader: Iterable, report: QuantizationReport):
     float_session, int8_session = _ort_session(path), _ort_session(out_path)
     name = float_session.get_inputs()[0].name
-    times = {"float": 0.0, "int8": 0.0}
     correct = {"float": 0, "int8": 0}
     classified = True
     max_diff = 0.0
+    first_feed = None
     for step, batch in enumerate(loader):
         if not isinstance(batch, (tuple, list)) or len(batch) != 2:
             raise ValueError(
@@ -144,28 +146,38 @@ def _loader_metrics(path: Path, out_path: Path, loader: Iterable, report: Quanti
             )
         inputs, targets = batch
         feed = {name: _to_numpy([torch.as_tensor(inputs)])[0]}
-        if step == 0:  # warm-up: first runs allocate memory and pick kernels
-            float_session.run(None, feed)
-            int8_session.run(None, feed)
-        order = [("float", float_session), ("int8", int8_session)]
-        outputs = {}
-        for key, session in order if step % 2 == 0 else order[::-1]:
-            start = time.perf_counter()
-            outputs[key] = session.run(None, feed)[0]
-            times[key] += time.perf_counter() - start
+        if first_feed is None:
+            first_feed = feed
+        outputs = {
+            "float": float_session.run(None, feed)[0],
+            "int8": int8_session.run(None, feed)[0],
+        }
         max_diff = max(max_diff, float(np.abs(outputs["int8"] - outputs["float"]).max()))
         targets = torch.as_tensor(targets)
         if classified and outputs["float"].ndim == 2 and targets.dim() == 1:
-            for key in outputs:
-                predicted = torch.from_numpy(outputs[key].argmax(axis=1))
-                correct[key] += int((predicted == targets).sum())
+            for key, values in outputs.items():
+                correct[key] += int((torch.from_numpy(values.argmax(axis=1)) == targets).sum())
         else:
             classified = False
         report.num_samples += len(targets)
-    if report.num_samples == 0:
+    if first_feed is None:
         raise ValueError("loader yielded no batches; pass a loader with at least one batch.")
     report.max_abs_diff = max_diff
-    report.speed_ratio = times["float"] / times["int8"] if times["int8"] else None
+    medians = _measure(
+        {
+            "float": lambda: float_session.run(None, first_feed),
+            "int8": lambda: int8_session.run(None, first_feed),
+        },
+        repeats=9,
+        warmup=2,
+        min_sample_s=0.02,
+    )
+    report.speed_ratio = medians["float"] / medians["int8"]
+    batch_size = len(next(iter(first_feed.values())))
+    report.notes.append(
+        f"speed: median of 9 interleaved samples on the loader's first batch ({batch_size} rows), "
+        "both files in ONNX Runtime with the same session settings."
+    )
     if classified:
         report.accuracy = correct["float"] / report.num_samples
         report.quantized_accuracy = correct["int8"] / report.num_samples
@@ -320,11 +332,6 @@ def _max_diff(outputs: Any, reference: list[torch.Tensor]) -> float:
     return max(diffs, default=math.nan)
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"[:300]
-
-
 def benchmark_inference(
     model: nn.Module,
     onnx_path: str | os.PathLike,
@@ -389,6 +396,11 @@ def benchmark_inference(
         f"of calls) after {warmup} warm-up calls; x = eager time / backend time; eager in "
         f"torch.inference_mode with {torch.get_num_threads()} threads.",
     ]
+    if hasattr(os, "getloadavg"):
+        notes.append(
+            f"CPU load average before the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} "
+            "cores (other processes slow eager PyTorch's threads the most)."
+        )
     rows = []
     with _eval_mode(model), torch.inference_mode():
         compiled, compile_error = None, None

@@ -27,6 +27,7 @@ from companion.checkpoint import (
     save_checkpoint,
 )
 from companion.device import pick_device
+from companion.distributed import setup_distributed
 from companion.history import History
 from companion.rng import get_rng_state, set_rng_state
 from companion.signals import StopRequest
@@ -405,92 +406,131 @@ def fit(
         raise ValueError(f"checkpoint_every must be None or an int >= 1, got {checkpoint_every!r}")
     if resume and checkpoint_dir is None:
         raise ValueError("resume=True needs checkpoint_dir, the folder to resume from")
+    if checkpoint_every is not None and checkpoint_dir is None:
+        raise ValueError("checkpoint_every needs checkpoint_dir, the folder to write to")
+    if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last < 1:
+        raise ValueError(f"keep_last must be an int >= 1 (checkpoints kept), got {keep_last!r}")
     _check_args(accumulate, clip_grad_norm, amp)
-    device = pick_device(device)
-    model.to(device)
-    scaler = make_scaler(device, amp)
-    history, tally, global_step, start_epoch, resume_point = History(), _Tally(), 0, 0, None
-    ckpt_objects = dict(model=model, optimizer=optimizer, scheduler=scheduler, scaler=scaler)
-    path = latest_checkpoint(checkpoint_dir) if resume else None
-    if path is not None:
-        state = load_checkpoint(path, **ckpt_objects, restore_rng=False)
-        run = state["fit"]
-        history, global_step = History.from_dict(run["history"]), run["global_step"]
-        start_epoch = state["epoch"]
+    ctx, device = setup_distributed(pick_device(device))  # under torchrun: this rank's device
+    try:
+        run = _Run(
+            model, optimizer, scheduler, make_scaler(device, amp), ctx, checkpoint_dir, keep_last
+        )
+        model.to(device)
+        train_model = ctx.wrap(model, device)  # DDP under torchrun; checkpoints hold `model`
+        train_loader, val_loader = ctx.shard(train_loader), ctx.shard(val_loader, shuffle=False)
+        if resume:
+            run.resume()
+        step_kwargs = dict(device=device, amp=amp, scaler=run.scaler, accumulate=accumulate,
+                           clip_grad_norm=clip_grad_norm, skip_nonfinite=skip_nonfinite,
+                           scheduler=scheduler if scheduler_step == "step" else None)  # fmt: skip
+        with StopRequest(enabled=checkpoint_dir is not None) as stop:
+            for epoch in range(run.start_epoch, num_epochs):
+                started = time.perf_counter()
+                start_batch, resume_rng = run.begin_epoch(epoch, train_loader)
+                bar = (
+                    _progress_bar(train_loader, epoch, num_epochs, start_batch)
+                    if progress and ctx.is_main
+                    else None
+                )
+                steps = _train_steps(train_model, train_loader, optimizer, loss_fn, epoch=epoch,
+                                     tally=run.tally, start_batch=start_batch, resume_rng=resume_rng,
+                                     **step_kwargs)  # fmt: skip
+                for tally in steps:
+                    run.global_step += 1
+                    if bar is not None:
+                        bar.update(tally.batches - bar.n)
+                        bar.throttled_postfix(loss=tally.mean_loss)
+                    if hasattr(train_loader, "__len__") and tally.batches >= len(train_loader):
+                        break  # the end-of-epoch checkpoint (and a requested stop) come next
+                    stopping = ctx.any(stop.requested)  # every rank stops at the same step
+                    if stopping or (checkpoint_every and run.global_step % checkpoint_every == 0):
+                        run.save(epoch, tally.batches)
+                    if stopping:
+                        run.history.interrupted = True
+                        if bar is not None:
+                            bar.close()
+                        return run.history
+                record = ctx.mean({"train_loss": run.tally.mean_loss})
+                if val_loader is not None:
+                    scores = evaluate(
+                        model, val_loader, loss_fn, device=device, metrics=metrics, amp=amp
+                    )
+                    record.update({f"val_{k}": v for k, v in ctx.mean(scores).items()})
+                record = {"epoch": epoch + 1, **record, "lr": optimizer.param_groups[0]["lr"]}
+                if scheduler is not None and scheduler_step == "epoch":
+                    if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+                        scheduler.step(record.get("val_loss", record["train_loss"]))
+                    else:
+                        scheduler.step()
+                record["time"] = time.perf_counter() - started
+                if run.tally.skipped:
+                    record["skipped_steps"] = run.tally.skipped
+                run.end_epoch(epoch, record)
+                if bar is not None:
+                    bar.finish(record)
+                if ctx.any(stop.requested):
+                    run.history.interrupted = epoch + 1 < num_epochs
+                    break
+        return run.history
+    finally:
+        ctx.close()
+
+
+class _Run:
+    """The state of one ``fit`` call that checkpoints carry: history, counters, epoch start."""
+
+    def __init__(self, model, optimizer, scheduler, scaler, ctx, checkpoint_dir, keep_last):
+        self.objects = dict(model=model, optimizer=optimizer, scheduler=scheduler, scaler=scaler)
+        self.scaler, self.ctx = scaler, ctx
+        self.checkpoint_dir, self.keep_last = checkpoint_dir, keep_last
+        self.history, self.tally = History(), _Tally()
+        self.global_step, self.start_epoch = 0, 0
+        self.epoch_start = None  # RNG and loader state when the current epoch began
+        self._resume_point = None
+
+    def resume(self) -> None:
+        path = latest_checkpoint(self.checkpoint_dir)
+        if path is None:
+            return  # nothing to resume from: start fresh
+        state = load_checkpoint(path, **self.objects, restore_rng=False)
+        saved = state["fit"]
+        self.history = History.from_dict(saved["history"])
+        self.global_step, self.start_epoch = saved["global_step"], state["epoch"]
         if state["step"]:  # mid-epoch: replay the epoch's order, then continue from there
-            tally, resume_point = _Tally(**run["tally"]), (run["epoch_start"], state["rng"])
+            self.tally = _Tally(**saved["tally"])
+            self._resume_point = (saved["epoch_start"], state["rng"])
         else:
             set_rng_state(state["rng"])
 
-    def save(epoch, step, epoch_start):
-        run = dict(history=history.to_dict(), global_step=global_step, tally=asdict(tally),
-                   epoch_start=epoch_start)  # fmt: skip
-        name = checkpoint_name(epoch, global_step)
-        save_checkpoint(
-            Path(checkpoint_dir) / name, **ckpt_objects, epoch=epoch, step=step, fit=run
-        )
-        for old in list_checkpoints(checkpoint_dir)[:-keep_last]:
-            old.unlink(missing_ok=True)
+    def begin_epoch(self, epoch: int, loader):
+        """Returns (batches to skip, RNG state to restore after skipping them)."""
+        self.ctx.set_epoch(loader, epoch)
+        if self._resume_point is not None:
+            self.epoch_start, resume_rng = self._resume_point
+            self._resume_point = None
+            set_rng_state(self.epoch_start["rng"])
+            _set_loader_state(loader, self.epoch_start["loader"])
+            return self.tally.batches, resume_rng
+        self.epoch_start = {"rng": get_rng_state(), "loader": _loader_state(loader)}
+        self.tally = _Tally()
+        return 0, None
 
-    bar_factory = _progress_bar if progress else None
-    epoch_ends = hasattr(train_loader, "__len__")
-    with StopRequest(enabled=checkpoint_dir is not None) as stop:
-        for epoch in range(start_epoch, num_epochs):
-            started = time.perf_counter()
-            if resume_point is not None:
-                epoch_start, resume_rng = resume_point
-                set_rng_state(epoch_start["rng"])
-                _set_loader_state(train_loader, epoch_start["loader"])
-                start_batch, resume_point = tally.batches, None
-            else:
-                epoch_start = {"rng": get_rng_state(), "loader": _loader_state(train_loader)}
-                start_batch, resume_rng, tally = 0, None, _Tally()
-            bar = bar_factory(train_loader, epoch, num_epochs, start_batch) if bar_factory else None
-            steps = _train_steps(model, train_loader, optimizer, loss_fn, device=device, amp=amp,
-                                 scaler=scaler, accumulate=accumulate, clip_grad_norm=clip_grad_norm,
-                                 scheduler=scheduler if scheduler_step == "step" else None,
-                                 skip_nonfinite=skip_nonfinite, epoch=epoch, tally=tally,
-                                 start_batch=start_batch, resume_rng=resume_rng)  # fmt: skip
-            for _ in steps:
-                global_step += 1
-                if bar is not None:
-                    bar.update(tally.batches - bar.n)
-                    bar.throttled_postfix(loss=tally.mean_loss)
-                if epoch_ends and tally.batches >= len(train_loader):
-                    break  # the end-of-epoch checkpoint (and a requested stop) come next
-                due = checkpoint_every is not None and global_step % checkpoint_every == 0
-                if checkpoint_dir is not None and (due or stop.requested):
-                    save(epoch, tally.batches, epoch_start)
-                if stop.requested:
-                    history.interrupted = True
-                    if bar is not None:
-                        bar.close()
-                    return history
-            record = {"epoch": epoch + 1, "train_loss": tally.mean_loss}
-            if val_loader is not None:
-                scores = evaluate(
-                    model, val_loader, loss_fn, device=device, metrics=metrics, amp=amp
-                )
-                record.update({f"val_{k}": v for k, v in scores.items()})
-            record["lr"] = optimizer.param_groups[0]["lr"]
-            if scheduler is not None and scheduler_step == "epoch":
-                if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
-                    scheduler.step(record.get("val_loss", record["train_loss"]))
-                else:
-                    scheduler.step()
-            record["time"] = time.perf_counter() - started
-            if tally.skipped:
-                record["skipped_steps"] = tally.skipped
-            history.append(record)
-            tally = _Tally()
-            if bar is not None:
-                bar.finish(record)
-            if checkpoint_dir is not None:
-                save(epoch + 1, 0, None)
-            if stop.requested:
-                history.interrupted = epoch + 1 < num_epochs
-                return history
-    return history
+    def end_epoch(self, epoch: int, record: dict) -> None:
+        self.history.append(record)
+        self.tally, self.epoch_start = _Tally(), None
+        if self.checkpoint_dir is not None:
+            self.save(epoch + 1, 0)
+
+    def save(self, epoch: int, step: int) -> None:
+        if self.ctx.is_main:
+            fit_state = dict(history=self.history.to_dict(), global_step=self.global_step,
+                             tally=asdict(self.tally), epoch_start=self.epoch_start)  # fmt: skip
+            path = Path(self.checkpoint_dir) / checkpoint_name(epoch, self.global_step)
+            save_checkpoint(path, **self.objects, epoch=epoch, step=step, fit=fit_state)
+            for old in list_checkpoints(self.checkpoint_dir)[: -self.keep_last]:
+                old.unlink(missing_ok=True)
+        self.ctx.barrier()
 
 
 def _progress_bar(loader, epoch, num_epochs, initial):

@@ -73,13 +73,7 @@ def _write_fashion_mnist(root: Path, *, gz: bool = False) -> dict[str, np.ndarra
     return arrays
 
 
-CIFAR_NAMES = ["airplane", "automobile", "bird", "cat", "deer"] + [
-    "dog",
-    "frog",
-    "horse",
-    "ship",
-    "truck",
-]
+CIFAR_NAMES = "airplane automobile bird cat deer dog frog horse ship truck".split()
 
 
 def _write_cifar10(root: Path, per_batch: int = 3) -> dict[str, dict]:
@@ -116,7 +110,7 @@ def cifar_checksums_of_fixture(monkeypatch, tmp_path):
     monkeypatch.setattr(
         CIFAR10,
         "train_list",
-        [[f"data_batch_{i}", _md5(folder / f"data_batch_{i}")] for i in range(1, 6)],  # fmt: skip
+        [[f"data_batch_{i}", _md5(folder / f"data_batch_{i}")] for i in range(1, 6)],
     )
     monkeypatch.setattr(CIFAR10, "test_list", [["test_batch", _md5(folder / "test_batch")]])
     monkeypatch.setattr(CIFAR10, "meta", {**CIFAR10.meta, "md5": _md5(folder / "batches.meta")})
@@ -140,9 +134,9 @@ def test_digits_shapes_dtypes_and_disjoint_stratified_split():
 
     reference = torch.from_numpy(load_digits().images.astype(np.float32) / 16).flatten(1)
     ours = torch.cat([x_train, x_val]).flatten(1)
-    for a, b in zip(torch.unique(ours, dim=0, return_counts=True),
-                    torch.unique(reference, dim=0, return_counts=True)):  # fmt: skip
-        assert torch.equal(a, b)
+    rows, counts = torch.unique(ours, dim=0, return_counts=True)
+    expected_rows, expected_counts = torch.unique(reference, dim=0, return_counts=True)
+    assert torch.equal(rows, expected_rows) and torch.equal(counts, expected_counts)
     counts = torch.bincount(y_val, minlength=10)
     assert counts.min() >= 33 and counts.max() <= 38  # about a fifth of each ~180-sample class
 
@@ -198,8 +192,7 @@ def test_shapes_draw_the_named_shapes():
     # the filled share of the bounding circle tells the classes apart.
     images, labels = shapes(60, size=48, seed=0, noise=0.0, val_fraction=0.0).train.tensors
     filled = (images > 0.5).flatten(1).float()
-    # Brightest pixel's neighbourhood gives the shape; compare mean filled area by class
-    # normalised by the largest spread (the max distance between filled pixels).
+    # Estimate each shape's circumcircle from its filled pixels, then the share it fills.
     yy, xx = torch.meshgrid(torch.arange(48.0), torch.arange(48.0), indexing="ij")
     ratios = []
     for img in filled.view(-1, 48, 48):
@@ -221,7 +214,8 @@ def test_shapes_draw_the_named_shapes():
         ({"n": 10, "size": 4}, ValueError),
         ({"n": 10, "noise": -1}, ValueError),
         ({"n": "10"}, TypeError),
-    ],  # fmt: skip
+        ({"n": 10, "noise": "high"}, TypeError),
+    ],
 )
 def test_shapes_bad_arguments(kwargs, error):
     with pytest.raises(error):
@@ -277,7 +271,9 @@ def test_pad_collate_keeps_feature_dimensions():
 
 def test_pad_collate_with_a_dataloader_over_sequences():
     train_ds, _ = sequences(64, seed=0)
-    loader = DataLoader(train_ds, batch_size=8, shuffle=True, collate_fn=partial(pad_collate))
+    loader = DataLoader(
+        train_ds, batch_size=8, shuffle=True, collate_fn=partial(pad_collate, pad_value=0)
+    )
     seen = 0
     for (padded, mask), targets in loader:
         assert padded.shape == mask.shape and padded.shape[0] == len(targets)
@@ -326,10 +322,9 @@ def test_in_memory_loader_covers_every_sample_each_epoch_with_fresh_orders():
 def test_in_memory_loader_is_reproducible_by_seed_and_leaves_global_rng_alone():
     torch.manual_seed(0)
     before = torch.get_rng_state()
-    a = [_epoch_ids(_ids_loader(seed=5)) for _ in range(1)]
-    loader_b = _ids_loader(seed=5)
-    assert torch.equal(a[0], _epoch_ids(loader_b))
-    assert not torch.equal(a[0], _epoch_ids(_ids_loader(seed=6)))
+    first = _epoch_ids(_ids_loader(seed=5))
+    assert torch.equal(first, _epoch_ids(_ids_loader(seed=5)))
+    assert not torch.equal(first, _epoch_ids(_ids_loader(seed=6)))
     assert torch.equal(before, torch.get_rng_state())
 
 

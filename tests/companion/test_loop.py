@@ -416,6 +416,8 @@ def test_fit_keeps_the_last_checkpoints(tmp_path):
         ({"num_epochs": 1, "resume": True}, "resume=True needs checkpoint_dir"),
         ({"num_epochs": 1, "scheduler_step": "batch"}, "scheduler_step must be 'epoch' or 'step'"),
         ({"num_epochs": 1, "checkpoint_every": 0}, "checkpoint_every must be None or an int >= 1"),
+        ({"num_epochs": 1, "checkpoint_every": 5}, "checkpoint_every needs checkpoint_dir"),
+        ({"num_epochs": 1, "checkpoint_dir": "x", "keep_last": 0}, "keep_last must be an int >= 1"),
     ],
 )
 def test_fit_bad_arguments(kwargs, match):

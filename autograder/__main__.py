@@ -1,0 +1,197 @@
+"""Command line: ``python -m autograder {release,grade,verify}`` (also the ``autograder`` script)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from autograder.pool import skip_slow_imports
+
+_EPILOG = """\
+examples:
+  python -m autograder release            regenerate notebooks/ from course/source/
+  python -m autograder release --check    exit 1 if notebooks/ is out of date
+  python -m autograder grade notebooks/04-training-loop.ipynb
+  python -m autograder grade submissions/*/04-training-loop.ipynb --jobs 4 --json marks.json
+  python -m autograder verify             what `make test` runs after pytest
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 1 a check failed, 2 bad usage)."""
+    skip_slow_imports()
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    from autograder.course import Course, CourseError, default_course_root
+
+    course = Course(Path(args.course) if args.course else default_course_root())
+    notebooks = Path(args.notebooks) if args.notebooks else course.root.parent / "notebooks"
+    try:
+        return args.run(args, course, notebooks)
+    except CourseError as exc:
+        print(f"autograder: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("autograder: interrupted", file=sys.stderr)
+        return 130
+
+
+def _release(args, course, notebooks) -> int:
+    from autograder.release import release
+
+    report = release(course, notebooks, check=args.check, force=args.force)
+    for message in report.messages:
+        kept = message.startswith(("kept", "extra", "out of date", "missing"))
+        if kept or not args.quiet:
+            print(message, file=sys.stderr if kept else sys.stdout)
+    if args.check:
+        if report.in_sync:
+            if not args.quiet:
+                print(f"{notebooks}/ is up to date with {course.source_dir}/")
+            return 0
+        print("notebooks/ is out of date: run `python -m autograder release`", file=sys.stderr)
+        return 1
+    if not args.quiet and not report.written and not report.removed:
+        print(f"{notebooks}/ is up to date")
+    return 0
+
+
+def _grade(args, course, notebooks) -> int:
+    from autograder.grade import feedback_html
+    from autograder.pool import grade_paths
+
+    if args.jobs is not None and args.jobs < 1:
+        raise SystemExit("autograder grade: --jobs must be at least 1")
+    if args.timeout <= 0:
+        raise SystemExit("autograder grade: --timeout must be positive seconds")
+    to_stdout = args.json == "-"
+
+    def show(result):
+        if not to_stdout:
+            print(result, flush=True)
+            print(flush=True)
+
+    results = grade_paths(
+        args.paths,
+        course,
+        jobs=args.jobs,
+        chapter=args.chapter,
+        timeout=args.timeout,
+        fast=not args.no_fast,
+        submission_timeout=args.submission_timeout,
+        on_result=show if (args.jobs == 1 or len(args.paths) == 1) else None,
+    )
+    if not to_stdout and not (args.jobs == 1 or len(args.paths) == 1):
+        for result in results:
+            show(result)
+    if args.json:
+        data = json.dumps({"submissions": [r.to_dict() for r in results]}, indent=1)
+        if to_stdout:
+            print(data)
+        else:
+            Path(args.json).write_text(data + "\n", encoding="utf-8")
+    if args.feedback:
+        _write_feedback(Path(args.feedback), results, feedback_html)
+    graded = sum(r.graded for r in results)
+    if len(results) > 1 and not to_stdout:
+        print(f"graded {graded} of {len(results)} notebooks")
+    return 0 if graded == len(results) else 1
+
+
+def _write_feedback(folder: Path, results, render) -> None:
+    from autograder.course import CourseError, read_json_notebook
+
+    paths = [Path(r.path).resolve() for r in results]
+    base = Path(os.path.commonpath([p.parent for p in paths])) if paths else Path.cwd()
+    for result, path in zip(results, paths, strict=True):
+        try:
+            submission = read_json_notebook(path)
+        except CourseError:
+            submission = None
+        target = folder / path.relative_to(base).with_suffix(".html")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(render(result, submission), encoding="utf-8")
+
+
+def _verify(args, course, notebooks) -> int:
+    from autograder.verify import verify
+
+    print(f"verifying {course.root} and {notebooks} ...", flush=True)
+    report = verify(course, notebooks, jobs=args.jobs, timeout=args.timeout)
+    print(report)
+    return 0 if report.passed else 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--course", metavar="DIR", help="nbgrader course root (default: ./course or the repo's)"
+    )
+    common.add_argument(
+        "--notebooks", metavar="DIR", help="learner notebooks folder (default: next to the course)"
+    )
+    parser = argparse.ArgumentParser(
+        prog="autograder",
+        description="Release, grade and verify the PyTorch in Practice notebooks.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="{release,grade,verify}")
+    parser.set_defaults(command=None)
+
+    rel = sub.add_parser("release", parents=[common], help="regenerate notebooks/ with nbgrader")
+    rel.add_argument("--check", action="store_true", help="write nothing; exit 1 if out of date")
+    rel.add_argument("--quiet", action="store_true", help="print only warnings")
+    rel.add_argument(
+        "--force", action="store_true", help="replace notebooks holding edits (backed up first)"
+    )
+    rel.set_defaults(run=_release)
+
+    grade = sub.add_parser(
+        "grade", parents=[common], help="grade learner notebooks with the hidden tests"
+    )
+    grade.add_argument("paths", nargs="+", metavar="PATH", help="submitted .ipynb files")
+    grade.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="FILE",
+        help="print results as JSON (to FILE if given, else to stdout instead of the tables)",
+    )
+    grade.add_argument("--feedback", metavar="DIR", help="write an HTML feedback page per notebook")
+    grade.add_argument(
+        "--jobs", type=int, metavar="N", help="parallel grading processes (default: CPU cores)"
+    )
+    grade.add_argument(
+        "--timeout", type=float, default=60.0, metavar="S", help="seconds per cell (default: 60)"
+    )
+    grade.add_argument(
+        "--submission-timeout",
+        type=float,
+        metavar="S",
+        help="with --jobs: seconds per notebook before its process is killed "
+        "(default: max(600, 20 x --timeout))",
+    )
+    grade.add_argument("--chapter", help="require this chapter (name or number), e.g. 04")
+    grade.add_argument(
+        "--no-fast", action="store_true", help="do not set COURSE_FAST=1 in the kernel"
+    )
+    grade.set_defaults(run=_grade)
+
+    ver = sub.add_parser("verify", parents=[common], help="check every chapter end to end")
+    ver.add_argument("--jobs", type=int, metavar="N", help="parallel grading processes")
+    ver.add_argument(
+        "--timeout", type=float, default=120.0, metavar="S", help="seconds per cell (default: 120)"
+    )
+    ver.set_defaults(run=_verify)
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,356 @@
+"""Run a submission's cells in a fresh ipykernel with nbclient: timeouts, crashes and verdicts.
+
+Policy (documented in the README):
+
+- Every cell has a timeout. When it expires the kernel is interrupted; if it does not come back
+  within a short grace period (code that swallows ``KeyboardInterrupt``), it is restarted.
+- When the kernel dies (``os._exit``, a segfault, out of memory) or has to be restarted, the grader
+  starts a new one, replays the cells that ran before (all but test cells and the cells that hung
+  or crashed) and carries on after the cell that killed it. Only the exercise that cell belongs to
+  loses its points. After ``max_restarts`` restarts the remaining exercises are not run, and say so.
+- A test cell passes only when the harness inside the kernel prints a verdict carrying the nonce
+  the grader made for that cell, the verdict says it passed, and the kernel reports no error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder._harness import VERDICT_TAG
+
+__all__ = ["Step", "StepOutcome", "run_steps", "GradingError"]
+
+_TIMEOUT_ENAME = "CellTimeout"
+_INTERRUPT_GRACE_S = 5.0
+
+
+class GradingError(RuntimeError):
+    """The grader itself could not run a submission (no kernel could be started)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One unit of execution.
+
+    Attributes:
+        kind: ``"cell"`` (learner or teaching code, run as it is) or ``"test"`` (a test cell, run
+            by the harness from the source's version).
+        source: the code (for a cell) or the test's grade_id (for a test).
+        label: how messages name it ("your solution cell for train_one_epoch", "cell 12").
+        grade_id: the nbgrader grade_id, when the cell has one.
+    """
+
+    kind: str
+    source: str
+    label: str
+    grade_id: str | None = None
+
+
+@dataclass
+class StepOutcome:
+    """What happened when a step ran.
+
+    ``status`` is one of ``ok``, ``error``, ``timeout``, ``died``, ``not-run``; ``passed`` is set
+    for test steps; ``ename``/``evalue`` describe the error (never a traceback).
+    """
+
+    status: str
+    passed: bool | None = None
+    ename: str = ""
+    evalue: str = ""
+    flags: list[str] = field(default_factory=list)
+    stdout: str = field(default="", repr=False)
+
+
+@dataclass
+class RunReport:
+    """Outcomes of every step, plus notes on restarts for the instructor."""
+
+    outcomes: list[StepOutcome]
+    notes: list[str]
+    restarts: int
+
+
+async def run_steps(
+    steps: list[Step],
+    tests: dict[str, str],
+    *,
+    protect: list[str],
+    timeout: float,
+    env: dict[str, str] | None = None,
+    max_restarts: int = 3,
+    startup_timeout: float = 60.0,
+) -> RunReport:
+    """Run ``steps`` in order in a fresh kernel, restarting it after crashes and hangs.
+
+    Args:
+        steps: what to run.
+        tests: every test cell's source by grade_id (handed to the harness before learner code).
+        protect: modules whose attributes the harness restores before each test.
+        timeout: seconds each step may run.
+        env: extra environment variables for the kernel.
+        max_restarts: kernel restarts allowed before the remaining steps are given up.
+        startup_timeout: seconds to wait for a kernel to start.
+
+    Returns:
+        A :class:`RunReport` with one :class:`StepOutcome` per step.
+
+    Raises:
+        GradingError: if no kernel can be started or the harness cannot be installed.
+    """
+    outcomes: list[StepOutcome | None] = [None] * len(steps)
+    notes: list[str] = []
+    skip: set[int] = set()
+    restarts, position = 0, 0
+    with tempfile.TemporaryDirectory(prefix="autograder-") as workdir:
+        work = Path(workdir)
+        while position < len(steps):
+            session = _Session(work, tests, protect, timeout, env or {}, startup_timeout)
+            try:
+                await session.start()
+                broken = False
+                for index in range(position):
+                    if steps[index].kind != "cell" or index in skip:
+                        continue
+                    replay = await session.run(steps[index])
+                    if replay.status in ("died", "timeout") and not session.alive:
+                        skip.add(index)
+                        notes.append(f"the kernel died again while re-running {steps[index].label}")
+                        broken = True
+                        break
+                while not broken and position < len(steps):
+                    outcome = await session.run(steps[position])
+                    outcomes[position] = outcome
+                    position += 1
+                    if not session.alive:
+                        skip.add(position - 1)
+                        what = "died" if outcome.status == "died" else "was stuck and restarted"
+                        notes.append(f"the kernel {what} while running {steps[position - 1].label}")
+                        break
+            finally:
+                await session.close()
+            if position < len(steps):
+                restarts += 1
+                if restarts > max_restarts:
+                    reason = (
+                        f"not run: the kernel died or hung {restarts} times (last while running "
+                        f"{steps[position - 1].label}); fix that cell and grade again"
+                    )
+                    for index in range(position, len(steps)):
+                        outcomes[index] = StepOutcome("not-run", ename="NotRun", evalue=reason)
+                    break
+    final = [o if o is not None else StepOutcome("not-run") for o in outcomes]
+    return RunReport(final, notes, restarts)
+
+
+class _Session:
+    """One kernel: start, install the harness, run steps, tell whether it is still usable."""
+
+    def __init__(self, work: Path, tests, protect, timeout, env, startup_timeout):
+        self.work, self.tests, self.protect = work, tests, protect
+        self.timeout, self.env, self.startup_timeout = timeout, env, startup_timeout
+        self.client = None
+        self.alive = False
+        self._log = None
+
+    async def start(self) -> None:
+        import nbformat
+        from jupyter_client.manager import AsyncKernelManager
+        from nbclient import NotebookClient
+
+        cwd = self.work / "cwd"
+        cwd.mkdir(exist_ok=True)
+        km = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=_spec_manager())
+        self.client = NotebookClient(
+            nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")]),
+            km=km,
+            timeout=int(max(1, round(self.timeout))),
+            startup_timeout=int(self.startup_timeout),
+            interrupt_on_timeout=True,
+            error_on_timeout={
+                "ename": _TIMEOUT_ENAME,
+                "evalue": f"stopped after {self.timeout:g} s",
+            },
+            allow_errors=True,
+            record_timing=False,
+            iopub_timeout=4,
+            resources={"metadata": {"path": str(cwd)}},
+        )
+        self._log = open(self.work / "kernel.log", "ab")  # noqa: SIM115 (closed in close())
+        env = {**os.environ, **self.env, "IPYTHONDIR": str(self.work / "ipython")}
+        try:
+            await self.client.async_start_new_kernel(env=env, stdout=self._log, stderr=self._log)
+            await self.client.async_start_new_kernel_client()
+        except Exception as exc:
+            raise GradingError(f"could not start a Python kernel: {exc}") from exc
+        self.alive = True
+        payload = self.work / f"payload-{secrets.token_hex(8)}.json"
+        payload.write_text(json.dumps({"tests": self.tests, "protect": self.protect}))
+        code = f"__import__('autograder._harness', fromlist=['_']).install({str(payload)!r})"
+        outcome = await self._execute(code, store_history=False)
+        if outcome.status != "ok":
+            raise GradingError(
+                f"could not prepare the kernel for grading ({outcome.ename}: {outcome.evalue}); "
+                "is the autograder installed in this Python environment?"
+            )
+
+    async def run(self, step: Step) -> StepOutcome:
+        if step.kind == "test":
+            return await self._run_test(step)
+        return await self._execute(step.source, store_history=True)
+
+    async def _run_test(self, step: Step) -> StepOutcome:
+        nonce = secrets.token_hex(16)
+        code = f"__import__('autograder._harness', fromlist=['_']).run_test({step.source!r}, {nonce!r})"
+        outcome = await self._execute(code, store_history=False)
+        if outcome.status in ("died", "timeout"):
+            outcome.passed = False
+            return outcome
+        verdicts = _verdicts(outcome.stdout)
+        valid = [v for v in verdicts if v.get("nonce") == nonce and v.get("grade_id") == step.source]
+        if len(verdicts) > 1 or len(valid) != len(verdicts):
+            return StepOutcome(
+                "error",
+                passed=False,
+                ename="TamperingSuspected",
+                evalue="the test cell's result was forged by code in the notebook",
+                flags=["the test result was forged (extra or foreign verdict lines)"],
+            )
+        if not valid:
+            ename = outcome.ename or "NoResult"
+            evalue = outcome.evalue if outcome.ename else "the tests did not run to the end"
+            return StepOutcome("error", passed=False, ename=ename, evalue=evalue)
+        verdict = valid[0]
+        flags = []
+        if verdict.get("threads"):
+            flags.append(f"background threads ran during the tests: {', '.join(verdict['threads'])}")
+        if verdict.get("passed") and outcome.status == "ok":
+            return StepOutcome("ok", passed=True, flags=flags)
+        return StepOutcome(
+            "error",
+            passed=False,
+            ename=str(verdict.get("ename") or outcome.ename or "Error"),
+            evalue=str(verdict.get("evalue") or ""),
+            flags=flags,
+        )
+
+    async def _execute(self, code: str, *, store_history: bool) -> StepOutcome:
+        import nbformat
+        from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+        client = self.client
+        cell = nbformat.v4.new_code_cell(code)
+        replies: list[dict] = []
+        client.on_cell_executed = lambda **kw: replies.append(kw.get("execute_reply") or {})
+        try:
+            await client.async_execute_cell(cell, 0, store_history=store_history)
+        except DeadKernelError:
+            self.alive = False
+            return StepOutcome("died", ename="KernelDied", evalue=await self._death_reason())
+        except CellTimeoutError:
+            return await self._after_timeout()
+        content = (replies[-1] if replies else {}).get("content", {})
+        if content.get("ename") == _TIMEOUT_ENAME:
+            return await self._after_timeout()
+        stdout = "".join(
+            o.get("text", "")
+            for o in cell.outputs
+            if o.get("output_type") == "stream" and o.get("name") == "stdout"
+        )
+        errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+        if content.get("status") == "ok" and not errors:
+            return StepOutcome("ok", stdout=stdout)
+        first = errors[0] if errors else content
+        ename, evalue = str(first.get("ename", "Error")), str(first.get("evalue", ""))
+        return StepOutcome("error", ename=ename, evalue=evalue, stdout=stdout)
+
+    async def _after_timeout(self) -> StepOutcome:
+        """The kernel was interrupted; keep it if it answers, else mark it for restart."""
+        evalue = (
+            f"the cell ran for more than {self.timeout:g} s and was stopped: is there an "
+            "infinite loop, or a loop over far more data than needed?"
+        )
+        try:
+            await asyncio.wait_for(
+                self.client.kc.kernel_info(reply=True, timeout=_INTERRUPT_GRACE_S),
+                _INTERRUPT_GRACE_S + 1,
+            )
+            await self._drain()
+        except Exception:  # no reply: the code ignored the interrupt
+            self.alive = False
+            evalue += " (it ignored the interrupt, so the kernel was restarted)"
+        return StepOutcome("timeout", ename="TimeoutError", evalue=evalue)
+
+    async def _drain(self) -> None:
+        """Drop messages left over from an interrupted cell."""
+        from queue import Empty
+
+        for channel in (self.client.kc.shell_channel, self.client.kc.iopub_channel):
+            while True:
+                try:
+                    await channel.get_msg(timeout=0.2)
+                except (Empty, asyncio.TimeoutError):
+                    break
+
+    async def _death_reason(self) -> str:
+        code = None
+        try:
+            provisioner = self.client.km.provisioner
+            code = await provisioner.poll() if provisioner is not None else None
+        except Exception:  # the kernel is gone; the exit code is only a nicety
+            code = None
+        detail = f" (exit code {code})" if code is not None else ""
+        return (
+            f"the Python kernel died{detail}: does the code call os._exit(), or crash the "
+            "interpreter (a segfault, running out of memory)?"
+        )
+
+    async def close(self) -> None:
+        client, self.client = self.client, None
+        if client is not None:
+            try:
+                if client.kc is not None:
+                    client.kc.stop_channels()
+                if client.km is not None and client.km.has_kernel:
+                    await client.km.shutdown_kernel(now=True)
+            except Exception:  # best effort: the kernel exits with its parent anyway
+                pass
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+def _verdicts(stdout: str) -> list[dict]:
+    found = []
+    for line in stdout.split("\n"):
+        if line.startswith(VERDICT_TAG):
+            try:
+                found.append(json.loads(line[len(VERDICT_TAG) :]))
+            except ValueError:
+                found.append({})
+        elif VERDICT_TAG.strip("\x1e") in line:
+            found.append({})  # a look-alike verdict: forged
+    return found
+
+
+def _spec_manager():
+    """A kernel spec manager whose ``python3`` is always this interpreter (the venv's)."""
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+
+    class _ThisPython(KernelSpecManager):
+        def get_kernel_spec(self, kernel_name):
+            return KernelSpec(
+                argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                display_name="Python 3 (autograder)",
+                language="python",
+                resource_dir="",
+            )
+
+    return _ThisPython()

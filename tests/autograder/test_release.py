@@ -1,0 +1,161 @@
+"""autograder.release: stubs made by nbgrader, deterministic output, --check, learners' edits."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from fixture_course import REPO, build_course, load
+
+from autograder.__main__ import main
+from autograder.course import Course
+from autograder.release import release
+
+
+@pytest.fixture
+def fresh(tmp_path):
+    course_dir, notebooks = build_course(tmp_path)
+    return Course(course_dir), notebooks
+
+
+def test_released_stub_has_no_solution_hidden_test_or_output(demo):
+    _, notebooks, stub = demo
+    text = (notebooks / "01-demo.ipynb").read_text()
+    for secret in ("BEGIN SOLUTION", "HIDDEN TESTS", "CANARY", "running_total", "sample_values"):
+        assert secret not in text
+    codes = [c for c in stub["cells"] if c["cell_type"] == "code"]
+    assert all(c["outputs"] == [] and c["execution_count"] is None for c in codes)
+    sources = ["".join(c["source"]) for c in codes]
+    assert sum("raise NotImplementedError()" in s for s in sources) == 3
+    assert any('assert callable(add), "add must be a function"' in s for s in sources)
+    assert any('"""Return the sum of a and b."""' in s for s in sources)  # the docstring stays
+    assert stub["metadata"]["autograder"]["chapter"] == "01-demo"
+    tests = [c for c in codes if c["metadata"]["nbgrader"].get("grade")]
+    assert all(c["metadata"]["editable"] is False for c in tests)
+
+
+def test_release_is_deterministic_and_skips_unchanged_files(fresh):
+    course, notebooks = fresh
+    assert len(release(course, notebooks).written) == 2
+    first = {p.name: p.read_bytes() for p in notebooks.glob("*.ipynb")}
+    mtimes = {p.name: p.stat().st_mtime_ns for p in notebooks.glob("*.ipynb")}
+    again = release(course, notebooks)
+    assert again.written == [] and len(again.up_to_date) == 2
+    assert {p.name: p.stat().st_mtime_ns for p in notebooks.glob("*.ipynb")} == mtimes
+    shutil.rmtree(notebooks)
+    release(course, notebooks)
+    assert {p.name: p.read_bytes() for p in notebooks.glob("*.ipynb")} == first
+    assert release(course, notebooks, check=True).in_sync
+
+
+def test_check_names_stale_missing_and_extra_files(fresh, capsys):
+    course, notebooks = fresh
+    release(course, notebooks)
+    source = course.chapter("01-demo").source
+    nb = load(source)
+    nb["cells"].append({"cell_type": "markdown", "id": "new", "metadata": {}, "source": "More."})
+    source.write_text(json.dumps(nb, indent=1))
+    (notebooks / "02-extra.ipynb").unlink()
+    (notebooks / "99-old.ipynb").write_text("{}")
+    report = release(course, notebooks, check=True)
+    assert [p.name for p in report.stale] == ["01-demo.ipynb"]
+    assert [p.name for p in report.missing] == ["02-extra.ipynb"]
+    assert [p.name for p in report.extra] == ["99-old.ipynb"]
+    args = ["release", "--check", "--course", str(course.root), "--notebooks", str(notebooks)]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "01-demo.ipynb" in err and "02-extra.ipynb" in err and "99-old.ipynb" in err
+    assert main(args[:1] + args[2:] + ["--quiet"]) == 0
+    assert capsys.readouterr().out == ""
+    (notebooks / "99-old.ipynb").unlink()
+    assert main(args) == 0
+
+
+def test_learners_edits_are_kept_unless_forced(fresh):
+    course, notebooks = fresh
+    release(course, notebooks)
+    target = notebooks / "01-demo.ipynb"
+    work = load(target)
+    work["cells"][3]["source"] = "def add(a, b):\n    return a + b  # my work\n"
+    target.write_text(json.dumps(work, indent=1))
+    source = course.chapter("01-demo").source
+    nb = load(source)
+    nb["cells"][0]["source"] = "# Chapter 1: a demo, revised"
+    source.write_text(json.dumps(nb, indent=1))
+    report = release(course, notebooks)
+    assert report.stale == [target] and "my work" in target.read_text()
+    assert "your work" in report.messages[0]
+    forced = release(course, notebooks, force=True)
+    assert forced.written == [target] and "my work" not in target.read_text()
+    assert "my work" in forced.backups[0].read_text()
+    assert forced.backups[0].parent == notebooks / "backup"
+    assert release(course, notebooks, check=True).in_sync  # backups are not extra files
+
+
+def test_unchanged_release_is_quick_and_does_not_load_nbgrader(fresh):
+    course, notebooks = fresh
+    release(course, notebooks)
+    code = (
+        "import sys; from autograder.__main__ import main; "
+        f"rc = main(['release', '--quiet', '--course', {str(course.root)!r}]); "
+        "print(rc, 'nbgrader' in sys.modules, 'nbformat' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "False", "False"]
+
+
+def _cells(nb: dict) -> list:
+    return [(c["cell_type"], "".join(c["source"]), c["metadata"]) for c in nb["cells"]]
+
+
+@pytest.mark.slow
+def test_nbgrader_own_workflow_on_the_course(fresh, tmp_path):
+    """generate_assignment gives our cells; autograde scores a filled-in copy from the gradebook."""
+    course, notebooks = fresh
+    release(course, notebooks)
+    nbgrader = [sys.executable, "-m", "nbgrader"]
+    run = {"cwd": course.root, "capture_output": True, "text": True, "timeout": 300}
+    done = subprocess.run([*nbgrader, "generate_assignment", "01-demo", "--force"], **run)
+    assert done.returncode == 0, done.stderr
+    theirs = load(course.root / "release" / "01-demo" / "01-demo.ipynb")
+    ours = load(notebooks / "01-demo.ipynb")
+    assert _cells(theirs) == _cells(ours)
+    submitted = course.root / "submitted" / "alice" / "01-demo"
+    submitted.mkdir(parents=True)
+    for index, code in (
+        (3, "def add(a, b):\n    return a + b"),
+        (6, "def mean(values):\n    return sum(values) / len(values)"),
+        (9, "def scale(values, factor):\n    return [v * factor for v in values]"),
+    ):
+        theirs["cells"][index]["source"] = code
+    (submitted / "01-demo.ipynb").write_text(json.dumps(theirs))
+    done = subprocess.run([*nbgrader, "autograde", "01-demo", "--force"], **run)
+    assert done.returncode == 0, done.stderr
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course.root / 'gradebook.db'}", "pytorch-in-practice") as gradebook:
+        submission = gradebook.find_submission("01-demo", "alice")
+        assert (submission.score, submission.max_score) == (6.0, 6.0)
+
+
+@pytest.mark.slow
+def test_nbgrader_generate_assignment_on_the_real_course(tmp_path):
+    if not (REPO / "course" / "source" / "04-training-loop").is_dir():
+        pytest.skip("chapter 4 is not written yet")
+    copy = tmp_path / "course"
+    shutil.copytree(REPO / "course", copy, ignore=shutil.ignore_patterns("gradebook.db", "release"))
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", "04-training-loop", "--force"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    theirs = load(copy / "release" / "04-training-loop" / "04-training-loop.ipynb")
+    notebooks = tmp_path / "notebooks"
+    release(Course(copy), notebooks)
+    assert _cells(theirs) == _cells(load(notebooks / "04-training-loop.ipynb"))
