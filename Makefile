@@ -20,17 +20,17 @@ lab: setup
 	$(BIN)/jupyter lab --notebook-dir=notebooks
 
 test: setup
-	$(BIN)/ruff check companion autograder tests benchmarks
+	$(BIN)/ruff check companion autograder tests benchmarks examples
 	$(BIN)/python -m pytest -n 2 tests
 	$(BIN)/python -m autograder verify
 
 lint: setup
-	$(BIN)/ruff check companion autograder tests benchmarks
-	$(BIN)/ruff format --check companion autograder tests benchmarks
+	$(BIN)/ruff check companion autograder tests benchmarks examples
+	$(BIN)/ruff format --check companion autograder tests benchmarks examples
 
 format: setup
-	$(BIN)/ruff format companion autograder tests benchmarks
-	$(BIN)/ruff check --fix companion autograder tests benchmarks
+	$(BIN)/ruff format companion autograder tests benchmarks examples
+	$(BIN)/ruff check --fix companion autograder tests benchmarks examples
 
 release: setup
 	$(BIN)/python -m autograder release
@@ -40,6 +40,7 @@ verify: setup
 
 bench: setup
 	$(BIN)/python benchmarks/loop_overhead.py
+	$(BIN)/python benchmarks/data_loading.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -900,7 +900,11 @@ def _scan(step: int, thorough: bool) -> LeakSample:
     rss, cuda = _rss_bytes(), _cuda_bytes()
     objects = gc.get_objects()
     # type() rather than isinstance(): some lazy module proxies warn when asked for __class__
-    kinds = {k for k in set(map(type, objects)) if issubclass(k, torch.Tensor)}
+    kinds, todo = set(), [torch.Tensor]
+    while todo:
+        kind = todo.pop()
+        kinds.add(kind)
+        todo.extend(kind.__subclasses__())
     tensors = [o for o in objects if type(o) in kinds and o.grad_fn is not None]
     del objects
     keys = (
