@@ -96,6 +96,7 @@ class History:
             The matplotlib ``Figure``.
         """
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
 
         extra = [n for n in self.columns() if n.startswith("val_") and n != "val_loss"]
         ncols = 1 + (1 if metrics and extra else 0)
@@ -113,6 +114,9 @@ class History:
                 ax.plot(epochs, self.column(name), marker="o", label=name[4:])
             ax.set(xlabel="epoch", title="Validation metrics")
             ax.legend()
+        for row in axes:
+            for axis in row:
+                axis.xaxis.set_major_locator(MaxNLocator(integer=True))  # epochs are whole
         fig.tight_layout()
         return fig
 
