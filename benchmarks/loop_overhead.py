@@ -102,8 +102,12 @@ def lightning_runner():
     return run
 
 
-def measure(runners: dict, setup: tuple, repeats: int) -> dict[str, float]:
-    """Median seconds per step for each runner, runs interleaved so drift hits all alike."""
+def measure(runners: dict, setup: tuple, repeats: int) -> tuple[dict, dict]:
+    """Per-step seconds (median) and ratio to the first runner (median of per-repeat ratios).
+
+    Runs are interleaved, alternating the order each repeat, so drift in machine load hits all
+    runners alike; the ratio is taken within each repeat before the median.
+    """
     steps = len(setup[1])
     times: dict[str, list[float]] = {name: [] for name in runners}
     for run in runners.values():  # warm-up: allocator, thread pool, first-call costs
@@ -116,7 +120,12 @@ def measure(runners: dict, setup: tuple, repeats: int) -> dict[str, float]:
             start = time.perf_counter()
             run(*args)
             times[name].append((time.perf_counter() - start) / steps)
-    return {name: statistics.median(ts) for name, ts in times.items()}
+    base = next(iter(runners))
+    ratios = {
+        name: statistics.median(t / b for t, b in zip(ts, times[base]))
+        for name, ts in times.items()
+    }
+    return {name: statistics.median(ts) for name, ts in times.items()}, ratios
 
 
 def main(argv=None) -> None:
@@ -150,20 +159,18 @@ def main(argv=None) -> None:
     lightning = lightning_runner()
     if lightning is not None:
         runners["lightning"] = lightning
-    result = measure(runners, setup, repeats)
-    base = result["hand-written"]
-    print(f"\n{'loop':<28}{'us/step':>10}{'ratio':>8}")
+    result, ratio = measure(runners, setup, repeats)
+    print(f"\n{'loop':<30}{'us/step':>10}{'ratio':>8}")
     for name, t in result.items():
-        print(f"{name:<28}{t * 1e6:>10.1f}{t / base:>8.3f}")
+        print(f"{name:<30}{t * 1e6:>10.1f}{ratio[name]:>8.3f}")
 
-    acc = measure({"hand-written accumulation": hand_written_accumulation,
-                   "train_one_epoch(accumulate=4)": ours_accumulate}, setup, repeats)  # fmt: skip
-    base_acc = acc["hand-written accumulation"]
+    acc, acc_ratio = measure({"hand-written accumulation": hand_written_accumulation,
+                              "train_one_epoch(accumulate=4)": ours_accumulate}, setup, repeats)  # fmt: skip
     for name, t in acc.items():
-        print(f"{name:<28}{t * 1e6:>10.1f}{t / base_acc:>8.3f}")
+        print(f"{name:<30}{t * 1e6:>10.1f}{acc_ratio[name]:>8.3f}")
 
-    worst = max(result["train_one_epoch"] / base, result["fit (progress bar)"] / base,
-                acc["train_one_epoch(accumulate=4)"] / base_acc)  # fmt: skip
+    worst = max(ratio["train_one_epoch"], ratio["fit (progress bar)"],
+                acc_ratio["train_one_epoch(accumulate=4)"])  # fmt: skip
     print(f"\nworst ratio {worst:.3f} (target <= 1.05; run-to-run noise here is about 4%)")
     if lightning is None:
         print("pytorch-lightning is not installed: its ratio is not measured "

@@ -20,8 +20,8 @@ def run(out_dir, ckpt_dir, mode, num_epochs, nproc):
         args = [
             "-m",
             "torch.distributed.run",
-            "--standalone", f"--nproc_per_node={nproc}",
-            "--master_port=0",
+            "--standalone",
+            f"--nproc_per_node={nproc}",
             *args,
         ]
     done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=240)
