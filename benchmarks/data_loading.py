@@ -23,7 +23,8 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from companion.data import InMemoryLoader, digits
+from companion.data import digits
+from companion.loaders import InMemoryLoader
 
 
 def _drain(loader: Iterable) -> int:

@@ -209,7 +209,7 @@ def save_checkpoint(
         optimizer, scheduler, scaler: saved when given.
         epoch: by convention the number of completed epochs, i.e. the epoch to resume from.
         step: batches done inside the current epoch (0 at an epoch boundary).
-        train_loader: a DataLoader or :class:`~companion.data.InMemoryLoader` whose own
+        train_loader: a DataLoader or :class:`~companion.loaders.InMemoryLoader` whose own
             generator state should be saved so that its shuffling order replays on resume.
         **extra: any other tensors or plain values (``best_accuracy=0.93``, ``history=...``).
 

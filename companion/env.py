@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -299,17 +300,22 @@ def _version_checks(report: DoctorReport) -> tuple[str | None, str | None]:
 def _device_checks(report: DoctorReport, driver: str | None, wheel: str | None) -> list[str]:
     add = report.checks.append
     devices = ["cpu"]
-    if torch.cuda.is_available():
-        count = torch.cuda.device_count()
+    # torch explains a failed CUDA start (driver too old, GPU too new) only in a warning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        available = torch.cuda.is_available()
         names = []
-        for i in range(count):
+        for i in range(torch.cuda.device_count() if available else 0):
             props = torch.cuda.get_device_properties(i)
             names.append(
                 f"cuda:{i} {props.name} (sm_{props.major}{props.minor}, "
                 f"{props.total_memory / 2**30:.0f} GiB)"
             )
             devices.append(f"cuda:{i}")
-        add(Check("devices", "CUDA", OK, f"{count} device(s): " + "; ".join(names)))
+    said = "; ".join(dict.fromkeys(str(w.message).strip().splitlines()[0] for w in caught))
+    said = f" (torch says: {said})" if said else ""
+    if available:
+        add(Check("devices", "CUDA", OK, f"{len(names)} device(s): " + "; ".join(names) + said))
     elif wheel is None:
         status = FAIL if driver else SKIP
         fix = (
@@ -325,7 +331,7 @@ def _device_checks(report: DoctorReport, driver: str | None, wheel: str | None) 
                 "CUDA",
                 FAIL,
                 "a driver is installed but torch.cuda.is_available() is False: check "
-                "CUDA_VISIBLE_DEVICES and the driver/wheel versions above",
+                "CUDA_VISIBLE_DEVICES and the driver/wheel versions above" + said,
             )
         )
     else:

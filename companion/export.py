@@ -93,6 +93,13 @@ def _as_inputs(example_inputs: Any, name: str = "example_inputs") -> tuple[torch
 def _check_model(model: Any) -> None:
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}.")
+    devices = {t.device for t in [*model.parameters(), *model.buffers()]} - {torch.device("cpu")}
+    if devices:
+        raise ValueError(
+            f"model has tensors on {sorted(map(str, devices))}; export, verification and ONNX "
+            "Runtime here work on the CPU: pass model.cpu() (a trained model's weights are the "
+            "same there)."
+        )
 
 
 def _check_batch(inputs: tuple[torch.Tensor, ...]) -> int:
@@ -160,9 +167,10 @@ def _ort_session(path: str | os.PathLike, *, num_threads: int | None = None) -> 
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    # Spinning worker threads keep a core busy after each run, which steals it from PyTorch
-    # (or from the next call) when both run in one process on a small CPU.
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # Worker threads spin while a run lasts (fast hand-over between operators) but stop as
+    # soon as it returns, so they do not steal cores from PyTorch or other work between calls.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1")
+    options.add_session_config_entry("session.force_spinning_stop", "1")
     return ort.InferenceSession(os.fspath(path), options, providers=["CPUExecutionProvider"])
 
 
@@ -200,15 +208,13 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return seen
 
 
-def _is_data_dependent(exc: BaseException) -> bool:
+def _is_data_dependent(exc: BaseException, *, by_text: bool = False) -> bool:
     from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 
-    if isinstance(exc, GuardOnDataDependentSymNode):
-        return True
-    error_type = getattr(exc, "error_type", None)
-    if getattr(error_type, "name", "") == "DYNAMIC_CONTROL_FLOW":
-        return True
-    return "data-dependent" in str(exc) or "data dependent" in str(exc)
+    if by_text:
+        return "data-dependent" in str(exc) or "data dependent" in str(exc)
+    error_type = getattr(getattr(exc, "error_type", None), "name", "")
+    return isinstance(exc, GuardOnDataDependentSymNode) or error_type == "DYNAMIC_CONTROL_FLOW"
 
 
 def _user_location(exc: BaseException) -> tuple[str, int, str] | None:
@@ -232,21 +238,21 @@ def _data_dependent_message(model: nn.Module, where: tuple[str, int, str] | None
     line = (
         f'\n  File "{where[0]}", line {where[1]}\n    {where[2]}\n'
         if where
-        else " (the line could not be located; look for `if`, `while`, `int()`, `.item()` or "
-        "`bool()` applied to a tensor in forward).\n"
+        else " (the line could not be located: look in forward for `if`, `while`, `int()`, "
+        "`.item()` or `bool()` applied to a tensor).\n"
     )
     return (
-        f"{type(model).__name__} cannot be exported: its forward branches on the value of a "
-        f"tensor (a Python `if`, `while`, `int()` or `.item()` on data), here:{line}"
-        "torch.export records one graph for every possible input, so it cannot pick a branch "
-        "from a value it only knows at run time. Rewrite it so that the graph holds the choice:\n"
+        f"{type(model).__name__} cannot be exported: its forward decides something from the "
+        f"value of a tensor (an `if` or `while` on a tensor, `int()`/`.item()`), here:{line}"
+        "torch.export records one graph for every possible input, so it cannot choose from a "
+        "value it only knows at run time. Rewrite it so that the graph holds the choice:\n"
         "  - torch.where(condition, a, b): compute both results and select element-wise "
-        "(simplest; both branches must produce the same shape);\n"
+        "(simplest; both branches must give the same shape);\n"
         "  - torch.cond(pred, true_fn, false_fn, (x,)): keeps a real if/else in the exported "
         "graph (both functions must return tensors of the same shape and dtype).\n"
-        "Conditions on Python values or shapes (`if self.use_bias:`, `if x.dim() == 3:`) are fine. "
-        "The legacy exporter (legacy=True) does not fail here: it silently records only the "
-        "branch that the example input took."
+        "Conditions on Python values or shapes (`if self.use_bias:`, `if x.dim() == 3:`) are "
+        "fine. The legacy exporter (legacy=True) does not fail here: it silently records only "
+        "the branch that the example input took."
     )
 
 
@@ -268,16 +274,19 @@ def _other_failure_message(model: nn.Module, exc: BaseException) -> str:
 
 
 def _export_error(model: nn.Module, exc: BaseException, output: str) -> ExportError:
-    for cause in _chain(exc):
-        if _is_data_dependent(cause):
-            where = _user_location(cause)
-            return ExportError(
-                _data_dependent_message(model, where),
-                data_dependent=True,
-                location=where,
-                exporter_output=output,
-            )
-    return ExportError(_other_failure_message(model, exc), exporter_output=output)
+    chain = _chain(exc)
+    causes = [c for c in chain if _is_data_dependent(c)] or [
+        c for c in chain if _is_data_dependent(c, by_text=True)
+    ]
+    if not causes:
+        return ExportError(_other_failure_message(model, exc), exporter_output=output)
+    where = _user_location(causes[-1]) or _user_location(causes[0])
+    return ExportError(
+        _data_dependent_message(model, where),
+        data_dependent=True,
+        location=where,
+        exporter_output=output,
+    )
 
 
 def _names(names: Sequence[str] | None, count: int, stem: str, argument: str) -> list[str]:
@@ -308,7 +317,7 @@ def export_onnx(
     ``dynamic_batch=False``; an example batch of 1 is fine.
 
     Args:
-        model: the ``nn.Module`` to export (on CPU).
+        model: the ``nn.Module`` to export; its tensors must be on the CPU.
         example_inputs: a tensor or a tuple of tensors the model accepts.
         path: where to write the ``.onnx`` file; parent folders are created.
         dynamic_batch: make the batch dimension symbolic (named ``"batch"``).
@@ -324,10 +333,11 @@ def export_onnx(
 
     Raises:
         TypeError: ``model`` or ``example_inputs`` has the wrong type.
-        ValueError: the inputs do not share a batch dimension, the names do not match, or the
-            model fails on ``example_inputs``.
-        ExportError: the exporter failed; for control flow on tensor values the message points
-            at the line and names ``torch.where`` and ``torch.cond``.
+        ValueError: the model is not on the CPU, the inputs do not share a batch dimension,
+            the names do not match, or the model fails on ``example_inputs``.
+        ExportError: the exporter failed (for control flow on tensor values the message points
+            at the line and names ``torch.where`` and ``torch.cond``), or the model's code fixed
+            the batch size although ``dynamic_batch=True``.
 
     Example:
         >>> model = torch.nn.Linear(4, 2)
@@ -355,7 +365,10 @@ def export_onnx(
 
     with _eval_mode(model):
         if legacy:
-            _export_legacy(model, inputs, path, in_names, out_names, dynamic_batch, opset)
+            try:
+                _export_legacy(model, inputs, path, in_names, out_names, dynamic_batch, opset)
+            except Exception as exc:
+                raise _export_error(model, exc, "") from exc
             return path
         batch = torch.export.Dim("batch", min=1)
         dynamic_shapes = tuple({0: batch} for _ in inputs) if dynamic_batch else None
@@ -538,7 +551,7 @@ def verify_onnx(
 
     Args:
         path: the ``.onnx`` file (from :func:`export_onnx`).
-        model: the PyTorch model it was exported from; its mode is restored afterwards.
+        model: the PyTorch model it was exported from (on the CPU); its mode is restored.
         example_inputs: a tensor or tuple of tensors, as given to :func:`export_onnx`.
         batch_sizes: batch sizes to try; include ones other than the example's.
         rtol: relative tolerance.
@@ -549,7 +562,8 @@ def verify_onnx(
 
     Raises:
         TypeError: wrong argument types.
-        ValueError: ``batch_sizes`` is empty or holds a non-positive size.
+        ValueError: ``batch_sizes`` is empty or holds a non-positive size, or the model is not
+            on the CPU.
         FileNotFoundError: ``path`` does not exist.
         VerificationError: the checker failed or some shape disagrees; ``err.report`` holds it.
 

@@ -39,7 +39,8 @@ __all__ = ["InferenceBenchmark", "QuantizationReport", "benchmark_inference", "q
 _ORT_NOTE = (
     "ONNX Runtime {version}: CPUExecutionProvider, intra_op_num_threads={threads} "
     "(= torch.get_num_threads()), sequential execution, ORT_ENABLE_ALL graph optimizations, "
-    "thread spinning off (spinning threads steal cores from PyTorch in the same process); "
+    "threads spin only while a run lasts (force_spinning_stop: idle spinning would steal "
+    "cores from PyTorch); "
     "export_onnx files are exported with optimize=True; inputs are converted to NumPy once, "
     "outside the timed loop."
 )
@@ -324,10 +325,11 @@ def _time_calls(fn: Callable[[], Any], number: int) -> float:
 
 
 def _max_diff(outputs: Any, reference: list[torch.Tensor]) -> float:
+    """Largest |output - eager| over all outputs (ORT gives a list of arrays, compile tensors)."""
     got = outputs if isinstance(outputs, list) else _flatten(outputs)
     diffs = [
         float(np.abs(np.asarray(g, dtype=np.float64) - r.double().numpy()).max())
-        for g, r in zip([g.detach().cpu() if torch.is_tensor(g) else g for g in got], reference)
+        for g, r in zip(got, reference)
     ]
     return max(diffs, default=math.nan)
 
@@ -354,7 +356,7 @@ def benchmark_inference(
     says why in its notes instead of raising.
 
     Args:
-        model: the PyTorch model (its mode is restored afterwards).
+        model: the PyTorch model, on the CPU (its mode is restored afterwards).
         onnx_path: the file exported from ``model`` (see ``companion.export_onnx``).
         example_inputs: a tensor or tuple of tensors the model accepts.
         batch_sizes: batch sizes to time.
@@ -369,7 +371,8 @@ def benchmark_inference(
 
     Raises:
         TypeError: wrong argument types.
-        ValueError: bad ``batch_sizes``, ``repeats`` or ``warmup``.
+        ValueError: bad ``batch_sizes``, ``repeats`` or ``warmup``, or the model is not on the
+            CPU.
         FileNotFoundError: ``onnx_path`` does not exist.
 
     Example:
@@ -397,10 +400,15 @@ def benchmark_inference(
         f"torch.inference_mode with {torch.get_num_threads()} threads.",
     ]
     if hasattr(os, "getloadavg"):
-        notes.append(
-            f"CPU load average before the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} "
-            "cores (other processes slow eager PyTorch's threads the most)."
+        load, cores = os.getloadavg()[0], os.cpu_count() or 1
+        busy = (
+            " The machine is busy: eager PyTorch's threads wait for each other at every layer "
+            "when another process holds a core, so its times (and the ratios) are inflated; "
+            "rerun on an idle machine."
+            if load >= cores
+            else ""
         )
+        notes.append(f"CPU load average before the run: {load:.1f} on {cores} cores.{busy}")
     rows = []
     with _eval_mode(model), torch.inference_mode():
         compiled, compile_error = None, None

@@ -541,7 +541,9 @@ def smoke_test(
     if restore:
         modes = {m: m.training for m in model.modules()}
         saved = (copy.deepcopy(model.state_dict()), copy.deepcopy(optimizer.state_dict()))
-    cuda = [device.index or 0] if device.type == "cuda" else []
+    cuda = []
+    if device.type == "cuda":
+        cuda = [torch.cuda.current_device() if device.index is None else device.index]
     run = _Run(model, dataset, loss_fn, optimizer, device, n, steps, batch_size, collate_fn,
                seed, loss_ratio)  # fmt: skip
     results: dict[str, StageResult] = {}

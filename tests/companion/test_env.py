@@ -267,3 +267,20 @@ def test_doctor_checks_every_cuda_device():
     for i in range(torch.cuda.device_count()):
         assert report[f"cuda:{i}"].status == "OK"
     assert report.ok
+
+
+def test_doctor_shows_why_cuda_did_not_start(monkeypatch):
+    def unavailable():
+        import warnings
+
+        warnings.warn(
+            "CUDA initialization: The NVIDIA driver on your system is too old", stacklevel=1
+        )
+        return False
+
+    monkeypatch.setattr(env, "_nvidia_smi", lambda: ("470.82", "11.4", None))
+    monkeypatch.setattr(torch.version, "cuda", "11.4")
+    monkeypatch.setattr(torch.cuda, "is_available", unavailable)
+    report = doctor(matmul=False, verbose=False)
+    assert report["CUDA"].status == "FAIL"
+    assert "torch says: CUDA initialization: The NVIDIA driver" in report["CUDA"].detail

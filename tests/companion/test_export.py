@@ -203,6 +203,18 @@ def test_data_dependent_control_flow_names_the_line_and_the_fixes(tmp_path):
     assert isinstance(error.__cause__, Exception)
 
 
+def test_item_based_decision_is_also_explained(tmp_path):
+    class Rescale(nn.Module):
+        def forward(self, x):
+            scale = x.abs().max().item()
+            return x / scale if scale > 1.0 else x  # the offending line
+
+    with pytest.raises(ExportError, match="torch.where") as info:
+        export_onnx(Rescale(), torch.randn(2, 3), tmp_path / "rescale.onnx")
+    assert info.value.data_dependent
+    assert "the offending line" in info.value.location[2]
+
+
 def test_other_export_failures_keep_the_exporters_message_and_add_tips(tmp_path):
     class Unsupported(nn.Module):
         def forward(self, x):
@@ -270,6 +282,8 @@ def test_argument_errors(tmp_path):
         export_onnx(nn.Identity(), torch.randn(2, 2), tmp_path / "a.onnx", input_names=["a", "b"])
     with pytest.raises(ValueError, match="model.*failed on shapes"):
         export_onnx(nn.Linear(3, 2), torch.randn(2, 5), tmp_path / "a.onnx")
+    with pytest.raises(ValueError, match=r"model has tensors on \['meta'\].*model.cpu\(\)"):
+        export_onnx(nn.Linear(2, 2, device="meta"), torch.randn(1, 2), tmp_path / "a.onnx")
     with pytest.raises(FileNotFoundError, match="run export_onnx first"):
         verify_onnx(tmp_path / "missing.onnx", nn.Identity(), torch.randn(1, 2))
     with pytest.raises(ValueError, match="batch_sizes must be positive"):

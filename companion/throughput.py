@@ -1,0 +1,276 @@
+"""How fast a loader delivers batches, for each ``num_workers`` and ``pin_memory`` setting.
+
+``loader_throughput`` builds a fresh loader per setting, times it side by side with the others
+and returns a ``ThroughputTable``: it prints, renders in a notebook, converts to plain data and
+plots itself.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import torch
+
+from companion._checks import _check_bool, _check_int
+
+__all__ = ["ThroughputTable", "loader_throughput"]
+
+
+def _count_samples(batch: Any) -> int:
+    if isinstance(batch, torch.Tensor):
+        return len(batch) if batch.ndim else 1
+    if isinstance(batch, (tuple, list)) and batch:
+        return _count_samples(batch[0])
+    if isinstance(batch, dict) and batch:
+        return _count_samples(next(iter(batch.values())))
+    raise TypeError(
+        f"cannot count the samples in a batch of type {type(batch).__name__}; the loader should "
+        "yield tensors, or tuples/lists/dicts whose first item is a tensor."
+    )
+
+
+def _move(batch: Any, device: torch.device, non_blocking: bool) -> Any:
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, (tuple, list)):
+        return [_move(b, device, non_blocking) for b in batch]
+    if isinstance(batch, dict):
+        return {k: _move(v, device, non_blocking) for k, v in batch.items()}
+    return batch
+
+
+def _pinning_works() -> bool:
+    """Whether DataLoader's pin_memory does anything here (it needs a non-MPS accelerator)."""
+    if not torch.accelerator.is_available():
+        return False
+    return torch.accelerator.current_accelerator().type != "mps"
+
+
+class ThroughputTable:
+    """The result of ``loader_throughput``: one row per (num_workers, pin_memory) setting.
+
+    Prints as an aligned table, renders as HTML in a notebook, converts with ``to_dict()`` and
+    draws itself with ``plot()``. ``rows`` is the list of row dicts with keys ``num_workers``,
+    ``pin_memory``, ``samples_per_s`` (NaN where skipped), ``batches`` (measured after the
+    first), ``startup_s`` (from ``make_loader`` to the first batch, worker start-up included)
+    and ``note``.
+    """
+
+    columns = ("num_workers", "pin_memory", "samples_per_s", "batches", "startup_s", "note")
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        self.rows = rows
+
+    def to_dict(self) -> dict[str, list[Any]]:
+        """Columns as lists: ``pandas.DataFrame(table.to_dict())`` works.
+
+        Returns:
+            ``{column: [value per row]}`` for each of ``ThroughputTable.columns``.
+
+        Example:
+            >>> ThroughputTable([]).to_dict()["samples_per_s"]
+            []
+        """
+        return {c: [row[c] for row in self.rows] for c in self.columns}
+
+    def best(self) -> dict[str, Any] | None:
+        """The measured row with the most samples per second (None when nothing was measured).
+
+        Example:
+            >>> ThroughputTable([]).best() is None
+            True
+        """
+        measured = [r for r in self.rows if not math.isnan(r["samples_per_s"])]
+        return max(measured, key=lambda r: r["samples_per_s"]) if measured else None
+
+    def _cells(self) -> list[list[str]]:
+        cells = []
+        for r in self.rows:
+            speed = "skipped" if math.isnan(r["samples_per_s"]) else f"{r['samples_per_s']:,.0f}"
+            startup = "" if math.isnan(r["startup_s"]) else f"{r['startup_s']:.3f}"
+            cells.append(
+                [str(r["num_workers"]), str(r["pin_memory"]), speed, str(r["batches"]), startup]
+                + [r["note"]]
+            )
+        return cells
+
+    def __str__(self) -> str:
+        header = ["num_workers", "pin_memory", "samples/s", "batches", "startup s", "note"]
+        table = [header, *self._cells()]
+        widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+        lines = ["  ".join(cell.rjust(w) for cell, w in zip(row[:-1], widths)) for row in table]
+        lines = [line + "  " + row[-1] for line, row in zip(lines, table)]
+        return "\n".join(line.rstrip() for line in lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        header = "".join(
+            f"<th>{h}</th>"
+            for h in ["num_workers", "pin_memory", "samples/s", "batches", "startup s", "note"]
+        )
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+            for row in self._cells()
+        )
+        return f"<table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
+
+    def plot(self, ax: Any = None) -> Any:
+        """Samples per second against ``num_workers``, one line per ``pin_memory`` setting.
+
+        Args:
+            ax: a matplotlib Axes to draw on; a new figure when None.
+
+        Returns:
+            The matplotlib Axes.
+
+        Example:
+            >>> ax = table.plot()  # doctest: +SKIP
+        """
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 3.5), layout="constrained")
+        for pin in sorted({r["pin_memory"] for r in self.rows}):
+            rows = [
+                r
+                for r in self.rows
+                if r["pin_memory"] == pin and not math.isnan(r["samples_per_s"])
+            ]
+            if rows:
+                ax.plot(
+                    [r["num_workers"] for r in rows],
+                    [r["samples_per_s"] for r in rows],
+                    marker="o",
+                    label=f"pin_memory={pin}",
+                )
+        ax.set_xticks(sorted({r["num_workers"] for r in self.rows}))
+        ax.set_xlabel("num_workers")
+        ax.set_ylabel("samples / s")
+        ax.set_title("DataLoader throughput")
+        ax.set_ylim(bottom=0)
+        if ax.lines:
+            ax.legend()
+        return ax
+
+
+def loader_throughput(
+    make_loader: Callable[..., Iterable],
+    num_workers: Sequence[int] = (0, 1, 2, 4),
+    pin_memory: Sequence[bool] = (False, True),
+    batches: int = 50,
+    device: torch.device | str | None = None,
+) -> ThroughputTable:
+    """Measure samples per second of a loader for each ``num_workers`` and ``pin_memory``.
+
+    For each setting, ``make_loader(num_workers=w, pin_memory=p)`` builds a fresh loader. The
+    time until its first batch is reported as ``startup_s`` (it includes starting the workers)
+    and excluded from the throughput, which is measured over the next ``batches`` batches (fewer
+    if the epoch ends first). With ``device``, every batch is also copied there
+    (``non_blocking=pin_memory``), which is the copy that pinning speeds up. Without a CUDA-style
+    accelerator, ``pin_memory=True`` rows are skipped with a note: pinning only helps
+    host-to-GPU copies and PyTorch ignores it there.
+
+    Args:
+        make_loader: callable taking ``num_workers`` and ``pin_memory`` keywords, returning an
+            iterable of batches (tensors, or tuples/lists/dicts of tensors).
+        num_workers: worker counts to try, each an int >= 0.
+        pin_memory: pin settings to try, each a bool.
+        batches: batches to time per setting, after the first.
+        device: optional device to copy each batch to, inside the timing.
+
+    Returns:
+        A ``ThroughputTable`` (print it, ``.plot()`` it, ``.to_dict()`` it, ``.best()``).
+
+    Raises:
+        TypeError, ValueError: for bad arguments, or a loader that yields no batch.
+
+    Example:
+        >>> ds = torch.utils.data.TensorDataset(torch.randn(512, 8), torch.randint(0, 2, (512,)))
+        >>> def make_loader(num_workers, pin_memory):
+        ...     return torch.utils.data.DataLoader(
+        ...         ds, batch_size=32, num_workers=num_workers, pin_memory=pin_memory)
+        >>> table = loader_throughput(make_loader, num_workers=(0,), pin_memory=(False,), batches=5)
+        >>> table.rows[0]["batches"]
+        5
+    """
+    if not callable(make_loader):
+        raise TypeError(
+            f"make_loader must be a callable like make_loader(num_workers=..., pin_memory=...) "
+            f"returning a loader, got {type(make_loader).__name__}."
+        )
+    for w in num_workers:
+        _check_int("num_workers entries", w, minimum=0)
+    for p in pin_memory:
+        _check_bool("pin_memory entries", p)
+    batches = _check_int("batches", batches, minimum=1)
+    target = torch.device(device) if device is not None else None
+    rows = []
+    for w in num_workers:
+        for pin in pin_memory:
+            row = {"num_workers": int(w), "pin_memory": pin, "note": ""}
+            if pin and not _pinning_works():
+                row.update(
+                    samples_per_s=float("nan"),
+                    batches=0,
+                    startup_s=float("nan"),
+                    note="skipped: no CUDA; pinning only speeds host-to-GPU copies",
+                )
+                rows.append(row)
+                continue
+            row.update(_time_loader(make_loader, int(w), pin, batches, target))
+            rows.append(row)
+    return ThroughputTable(rows)
+
+
+def _time_loader(
+    make_loader: Callable[..., Iterable],
+    num_workers: int,
+    pin: bool,
+    batches: int,
+    device: torch.device | None,
+) -> dict[str, Any]:
+    def sync() -> None:
+        if device is not None and device.type != "cpu":
+            torch.accelerator.synchronize(device)
+
+    start = time.perf_counter()
+    iterator = iter(make_loader(num_workers=num_workers, pin_memory=pin))
+    try:
+        first = next(iterator)
+    except StopIteration:
+        raise ValueError(
+            f"the loader from make_loader(num_workers={num_workers}, pin_memory={pin}) yielded no "
+            "batch; give it some data."
+        ) from None
+    _count_samples(first)
+    if device is not None:
+        _move(first, device, pin)
+    sync()
+    measured_from = time.perf_counter()
+    samples = count = 0
+    for batch in iterator:
+        if device is not None:
+            batch = _move(batch, device, pin)
+        samples += _count_samples(batch)
+        count += 1
+        if count == batches:
+            break
+    sync()
+    elapsed = time.perf_counter() - measured_from
+    del iterator  # shuts the workers down now rather than at garbage collection
+    note = "" if count else "only one batch: nothing measured after it"
+    if 0 < count < batches:
+        note = f"epoch ended after {count + 1} batches"
+    return {
+        "samples_per_s": samples / elapsed if count else float("nan"),
+        "batches": count,
+        "startup_s": measured_from - start,
+        "note": note,
+    }
