@@ -15,7 +15,7 @@ examples:
   python -m autograder release            regenerate notebooks/ from course/source/
   python -m autograder release --check    exit 1 if notebooks/ is out of date
   python -m autograder grade notebooks/04-training-loop.ipynb
-  python -m autograder grade submissions/*/04-training-loop.ipynb --jobs 4 --json marks.json
+  python -m autograder grade submissions/*/04-training-loop.ipynb --jobs 4 --json-file marks.json
   python -m autograder verify             what `make test` runs after pytest
 """
 
@@ -70,7 +70,11 @@ def _grade(args, course, notebooks) -> int:
         raise SystemExit("autograder grade: --jobs must be at least 1")
     if args.timeout <= 0:
         raise SystemExit("autograder grade: --timeout must be positive seconds")
-    to_stdout = args.json == "-"
+    if args.json_file and args.json_file.endswith(".ipynb"):
+        raise SystemExit(
+            f"autograder grade: --json-file {args.json_file} would overwrite a notebook"
+        )
+    to_stdout = args.json
 
     def show(result):
         if not to_stdout:
@@ -90,12 +94,11 @@ def _grade(args, course, notebooks) -> int:
     if not to_stdout and not (args.jobs == 1 or len(args.paths) == 1):
         for result in results:
             show(result)
-    if args.json:
-        data = json.dumps({"submissions": [r.to_dict() for r in results]}, indent=1)
-        if to_stdout:
-            print(data)
-        else:
-            Path(args.json).write_text(data + "\n", encoding="utf-8")
+    data = json.dumps({"submissions": [r.to_dict() for r in results]}, indent=1)
+    if to_stdout:
+        print(data)
+    if args.json_file:
+        Path(args.json_file).write_text(data + "\n", encoding="utf-8")
     if args.feedback:
         _write_feedback(Path(args.feedback), results, feedback_html)
     graded = sum(r.graded for r in results)
@@ -158,12 +161,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     grade.add_argument("paths", nargs="+", metavar="PATH", help="submitted .ipynb files")
     grade.add_argument(
-        "--json",
-        nargs="?",
-        const="-",
-        metavar="FILE",
-        help="print results as JSON (to FILE if given, else to stdout instead of the tables)",
+        "--json", action="store_true", help="print the results as JSON instead of tables"
     )
+    grade.add_argument("--json-file", metavar="FILE", help="also write the results as JSON to FILE")
     grade.add_argument("--feedback", metavar="DIR", help="write an HTML feedback page per notebook")
     grade.add_argument(
         "--jobs", type=int, metavar="N", help="parallel grading processes (default: CPU cores)"

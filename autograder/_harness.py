@@ -1,10 +1,11 @@
-"""Kernel-side half of the grader: runs inside the learner's kernel, never imported elsewhere.
+"""Kernel-side half of the grader: runs inside the learner's kernel (the grader reads only its tag).
 
 The grader starts a fresh kernel and, before any learner code runs, calls :func:`install`: it reads
 the chapter's test cells from a private file (then deletes it) and snapshots everything a submission
 could tamper with to fake a pass: IPython's error display and input/AST transformers, event hooks,
-``sys`` hooks, builtins, ``torch.testing`` and ``torch.Tensor`` comparisons, the ``companion``
-reference and ``autograder.checks``. Each test cell is then sent as one call, ``run_test(grade_id,
+``sys`` hooks, builtins, ``torch.Tensor`` comparisons, and the attributes and function code of
+every module the chapter imports at top level (``torch.testing``, the ``companion`` reference,
+``autograder.checks``...). Each test cell is then sent as one call, ``run_test(grade_id,
 nonce)``: it restores the snapshot, compiles the test source it received at install (so IPython's
 transformers never touch it), runs it in a copy of the learner's namespace without names that
 shadow builtins, and prints a verdict line tagged with a fresh per-cell nonce. The grader counts a
@@ -154,7 +155,10 @@ def reset() -> None:
     for function, code, defaults, kwdefaults in state["code"]:
         if function.__code__ is not code:
             function.__code__ = code
-        function.__defaults__, function.__kwdefaults__ = defaults, kwdefaults
+        if function.__defaults__ is not defaults:
+            function.__defaults__ = defaults
+        if function.__kwdefaults__ is not kwdefaults:
+            function.__kwdefaults__ = kwdefaults
     for cls, name, value in state["tensor"]:
         _restore_class_attr(cls, name, value)
     _restore_sys(state["sys"])
@@ -256,8 +260,9 @@ def _snapshot_shell(shell) -> dict | None:
     return {
         "shell": shell,
         "instance": {name: vars(shell).get(name, _MISSING) for name in _SHELL_METHODS},
-        "classes": [(cls, name, vars(cls).get(name, _MISSING)) for cls in classes for name in
-                    _SHELL_METHODS],
+        "classes": [
+            (cls, name, vars(cls).get(name, _MISSING)) for cls in classes for name in _SHELL_METHODS
+        ],
         "manager": manager,
         "manager_lists": {
             name: list(getattr(manager, name))

@@ -106,8 +106,10 @@ def _compare(actual, expected, message, where, rtol, atol):
             extra = ", ".join(repr(k) for k in sorted(got_keys - want_keys, key=str)[:5])
             detail = "; ".join(
                 part
-                for part in (f"missing keys {missing}" if missing else "",
-                             f"unexpected keys {extra}" if extra else "")
+                for part in (
+                    f"missing keys {missing}" if missing else "",
+                    f"unexpected keys {extra}" if extra else "",
+                )
                 if part
             )
             raise AssertionError(f"{message} ({detail}{where})")

@@ -37,7 +37,7 @@ def default_course_root() -> Path:
         >>> default_course_root().name
         'course'
     """
-    here = Path.cwd() / "course"
+    here = Path("course")
     if (here / "source").is_dir():
         return here
     return Path(__file__).resolve().parents[1] / "course"

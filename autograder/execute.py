@@ -214,7 +214,9 @@ class _Session:
             outcome.passed = False
             return outcome
         verdicts = _verdicts(outcome.stdout)
-        valid = [v for v in verdicts if v.get("nonce") == nonce and v.get("grade_id") == step.source]
+        valid = [
+            v for v in verdicts if v.get("nonce") == nonce and v.get("grade_id") == step.source
+        ]
         if len(verdicts) > 1 or len(valid) != len(verdicts):
             return StepOutcome(
                 "error",
@@ -230,7 +232,9 @@ class _Session:
         verdict = valid[0]
         flags = []
         if verdict.get("threads"):
-            flags.append(f"background threads ran during the tests: {', '.join(verdict['threads'])}")
+            flags.append(
+                f"background threads ran during the tests: {', '.join(verdict['threads'])}"
+            )
         if verdict.get("passed") and outcome.status == "ok":
             return StepOutcome("ok", passed=True, flags=flags)
         return StepOutcome(

@@ -42,14 +42,28 @@ __all__ = ["ExerciseResult", "GradeResult", "grade_notebook", "feedback_html"]
 
 DEFAULT_TIMEOUT = 60.0
 # Modules with state that legitimately changes at run time (restoring it would break them).
-_UNGUARDED = {"__future__", "matplotlib", "tqdm", "IPython", "ipywidgets", "ipykernel", "autograder"}
+_UNGUARDED = {
+    "__future__",
+    "matplotlib",
+    "tqdm",
+    "IPython",
+    "ipywidgets",
+    "ipykernel",
+    "autograder",
+}
 _FEEDBACK_CHARS = 300
 _STUB = "raise NotImplementedError()"
 # Code a learner has no reason to write in an exercise; flagged for the instructor, never scored.
 _SUSPICIOUS = [
-    (r"\bshowtraceback\b|\bshowsyntaxerror\b|\bCustomTB\b|set_custom_exc", "IPython's error display"),
+    (
+        r"\bshowtraceback\b|\bshowsyntaxerror\b|\bCustomTB\b|set_custom_exc",
+        "IPython's error display",
+    ),
     (r"\bexcepthook\b", "sys.excepthook"),
-    (r"input_transformer|ast_transformers|\.events\.register", "IPython's input transformers/events"),
+    (
+        r"input_transformer|ast_transformers|\.events\.register",
+        "IPython's input transformers/events",
+    ),
     (r"\bsettrace\b|\bsetprofile\b|addaudithook", "tracing or audit hooks"),
     (r"__code__|__globals__|__closure__|__builtins__", "function internals"),
     (r"_getframe|currentframe|\bf_back\b|\bf_locals\b|inspect\.stack", "frames of the caller"),
@@ -153,9 +167,7 @@ class GradeResult:
     def from_dict(cls, data: dict) -> GradeResult:
         """Rebuild a result from :meth:`to_dict` output."""
         exercises = [
-            ExerciseResult(
-                e["grade_id"], e["points"], e["max_points"], e["status"], e["feedback"]
-            )
+            ExerciseResult(e["grade_id"], e["points"], e["max_points"], e["status"], e["feedback"])
             for e in data.get("exercises", [])
         ]
         return cls(
@@ -252,14 +264,24 @@ def grade_notebook(
                     "being graded; submit the notebook of that chapter"
                 )
         result.chapter = found.name
-        asyncio.run(
-            _grade(submission, found, result, timeout, fast, threads, max_restarts)
-        )
+        _run(_grade(submission, found, result, timeout, fast, threads, max_restarts))
     except (CourseError, GradingError) as exc:
         result.error = str(exc)
         result.exercises = []
     result.seconds = time.perf_counter() - start
     return result
+
+
+def _run(coroutine):
+    """asyncio.run, also from inside a running loop (grade_notebook called in a notebook)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 async def _grade(submission, chapter: Chapter, result, timeout, fast, threads, max_restarts):
@@ -283,14 +305,15 @@ async def _grade(submission, chapter: Chapter, result, timeout, fast, threads, m
     )
     result.notes.extend(report.notes)
     secrets_ = secret_lines(source) | {tests[k].strip() for k in tests if tests[k].strip()}
-    by_step = dict(zip(range(len(steps)), report.outcomes, strict=True))
-    for outcome in report.outcomes:
+    outcomes = report.outcomes
+    for outcome in outcomes:
         for flag in outcome.flags:
             if flag not in result.flags:
                 result.flags.append(flag)
     for exercise in exercises:
-        test = by_step[exercise["test_step"]]
-        solution = by_step.get(exercise["solution_step"]) if exercise["solution_step"] is not None else None
+        test = outcomes[exercise["test_step"]]
+        step = exercise["solution_step"]
+        solution = outcomes[step] if step is not None else None
         status, feedback = _judge(exercise, test, solution)
         result.exercises.append(
             ExerciseResult(
@@ -351,7 +374,9 @@ def _plan(source: dict, submission: dict, chapter: Chapter):
         else:
             cell, kind = src_cell, "locked"
             if is_test_cell(src_cell):
-                notes.append(f"the tests of {_short(exercise_id(gid))} were missing; the originals were run")
+                notes.append(
+                    f"the tests of {_short(exercise_id(gid))} were missing; the originals were run"
+                )
         merged.insert(_insert_at(merged, gid, by_id), (gid, cell, kind))
         seen.add(gid)
     steps, tests, step_of = [], {}, {}
@@ -394,7 +419,9 @@ def _insert_at(merged: list, gid: str, by_id: dict) -> int:
         if other is None or other not in by_id:
             continue
         other_rank = by_id[other][0]
-        if other_rank < rank and (best_after is None or other_rank >= by_id[merged[best_after][0]][0]):
+        if other_rank < rank and (
+            best_after is None or other_rank >= by_id[merged[best_after][0]][0]
+        ):
             best_after = position
         if other_rank > rank and best_before is None:
             best_before = position
@@ -553,8 +580,11 @@ def feedback_html(result: GradeResult, submission: dict | None = None) -> str:
         _table_html(result),
     ]
     if submission is not None and result.graded:
-        cells = {cell_grade_id(c): cell_source(c) for c in submission.get("cells", [])
-                 if is_solution_cell(c)}
+        cells = {
+            cell_grade_id(c): cell_source(c)
+            for c in submission.get("cells", [])
+            if is_solution_cell(c)
+        }
         for exercise in result.exercises:
             code = cells.get(exercise.grade_id)
             if code is not None:

@@ -149,7 +149,10 @@ def _parallel(paths, course, jobs, options, limit, on_result) -> list[GradeResul
     finally:
         for worker in workers:
             worker.stop(kill=False)
-    return [r if r is not None else _failed(p, "not graded") for r, p in zip(results, paths, strict=True)]
+    return [
+        r if r is not None else _failed(p, "not graded")
+        for r, p in zip(results, paths, strict=True)
+    ]
 
 
 def _failed(path: str, reason: str) -> GradeResult:

@@ -148,7 +148,9 @@ def _judge_grading(chapter: Chapter, role: str, result) -> Check:
     if role == "source":
         bad = [e for e in result.exercises if e.status != "passed"]
         details = [f"{e.name}: {e.feedback}" for e in bad] + [f"note: {n}" for n in result.notes]
-        return Check(not bad, f"{chapter.name}: source scores full marks ({total})", details if bad else [])
+        return Check(
+            not bad, f"{chapter.name}: source scores full marks ({total})", details if bad else []
+        )
     bad = [e for e in result.exercises if e.points > 0]
     details = [
         f"{e.name} earns {e.points:g} points on the stub: its tests do not check the learner's work"
@@ -186,7 +188,9 @@ def _structure(chapter: Chapter) -> Check:
             source = cell_source(cell)
             if not region_lines(source, BEGIN_SOLUTION, END_SOLUTION):
                 problems.append(f"{gid}: no ### BEGIN SOLUTION / ### END SOLUTION region")
-            elif f"# CANARY {gid}" not in "\n".join(region_lines(source, BEGIN_SOLUTION, END_SOLUTION)):
+            elif f"# CANARY {gid}" not in "\n".join(
+                region_lines(source, BEGIN_SOLUTION, END_SOLUTION)
+            ):
                 problems.append(f"{gid}: the solution region lacks its line '# CANARY {gid}'")
             test = tests.get(f"{gid}_tests")
             if test is None:
@@ -207,7 +211,9 @@ def _structure(chapter: Chapter) -> Check:
             if BEGIN_HIDDEN in cell_source(cell) and not any(w in hidden for w in wanted):
                 problems.append(f"{gid}: the hidden-test region lacks its line '{wanted[1]}'")
             if not cell_source(cell).lstrip().startswith("#"):
-                problems.append(f"{gid}: the test cell should start with a comment saying what it checks")
+                problems.append(
+                    f"{gid}: the test cell should start with a comment saying what it checks"
+                )
             if exercise_id(gid) not in solutions:
                 problems.append(f"{gid}: no solution cell {exercise_id(gid)}")
     label = f"{chapter.name}: structure ({len(solutions)} exercises, "

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+from autograder.course import Course
+from autograder.release import release
 
-from fixture_course import build_course, load  # noqa: E402
-
-from autograder.course import Course  # noqa: E402
-from autograder.release import release  # noqa: E402
+from .fixture_course import build_course, load
 
 
 @pytest.fixture(scope="session")

@@ -34,7 +34,7 @@ def add(a: float, b: float) -> float:
 
 ADD_TESTS = """\
 # Checks the form of add (visible) and its result on two cases (hidden).
-assert callable(add), "add must be a function"
+assert isinstance(add(1.0, 2.0), float), "add must return a float"
 ### BEGIN HIDDEN TESTS
 # CANARY ch01_add_hidden
 from autograder.checks import close

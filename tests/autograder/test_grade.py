@@ -6,14 +6,23 @@ Every submission is graded once, in one parallel batch (module fixture); each te
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
-from fixture_course import CORRECT, WRONG, cell_index, submission, write
 
+from autograder.__main__ import main
 from autograder.grade import GradeResult, feedback_html, grade_notebook
 from autograder.pool import grade_paths
 
+from .fixture_course import CORRECT, WRONG, cell_index, submission, write
+
 TIMEOUT = 4.0
+# Written by a learner cell: which Python the kernel runs, and the environment it was given.
+ENVIRONMENT_PROBE = """\
+import json, os, sys
+with open(os.environ["AUTOGRADER_TEST_PROBE"], "w") as probe:
+    json.dump({"python": sys.executable, "fast": os.environ.get("COURSE_FAST")}, probe)
+"""
 
 ATTACKS = {
     "showtraceback": """\
@@ -112,7 +121,7 @@ def _submissions(stub):
     }
     subs = {
         "stub": stub,
-        "correct": submission(stub, CORRECT),
+        "correct": submission(stub, CORRECT, extra_cells=[(None, ENVIRONMENT_PROBE)]),
         "mistakes": submission(stub, {**CORRECT, **mistakes}),
         "infinite_loop": submission(
             stub, {**CORRECT, "ch01_add": "def add(a, b):\n    while True:\n        pass\n"}
@@ -158,7 +167,10 @@ def _submissions(stub):
         ),
         "own_helper_cell": submission(
             stub,
-            {**CORRECT, "ch01_mean": "def mean(values):\n    return _total(values) / len(values)\n"},
+            {
+                **CORRECT,
+                "ch01_mean": "def mean(values):\n    return _total(values) / len(values)\n",
+            },
             extra_cells=[("ch01_add_tests", "def _total(values):\n    return sum(values)\n")],
         ),
         "always_equal": submission(stub, ALWAYS_EQUAL),
@@ -188,9 +200,11 @@ def graded(demo, tmp_path_factory):
     empty["cells"] = [c for c in empty["cells"] if c["cell_type"] == "markdown"]
     paths["no_exercises"] = write(folder / "no_exercises.ipynb", empty)
     names = list(paths)
-    results = grade_paths(
-        [paths[n] for n in names], course, jobs=2, chapter="01-demo", timeout=TIMEOUT
-    )
+    with pytest.MonkeyPatch.context() as patch:  # the kernels inherit the environment
+        patch.setenv("AUTOGRADER_TEST_PROBE", str(folder / "probe.json"))
+        results = grade_paths(
+            [paths[n] for n in names], course, jobs=2, chapter="01-demo", timeout=TIMEOUT
+        )
     return dict(zip(names, results, strict=True)), paths
 
 
@@ -217,8 +231,10 @@ def test_stub_scores_zero_and_says_not_implemented(graded):
     assert result.notes == []  # released test cells are not reported as edited
 
 
-def test_correct_submission_scores_full_marks(graded):
+def test_correct_submission_scores_full_marks_in_the_venvs_python_in_fast_mode(graded):
     assert graded[0]["correct"].points == 6
+    probe = json.loads((graded[1]["correct"].parent / "probe.json").read_text())
+    assert probe == {"python": sys.executable, "fast": "1"}
 
 
 def test_mistakes_lose_only_their_points_with_the_checks_message(graded):
@@ -255,7 +271,9 @@ def test_loop_ignoring_interrupts_restarts_the_kernel_and_grading_goes_on(graded
 @pytest.mark.parametrize(
     ("name", "dead", "exit_code"), [("os_exit", "add", "exit code 3"), ("segfault", "mean", "")]
 )
-def test_dead_kernel_is_reported_and_later_tests_still_graded_honestly(graded, name, dead, exit_code):
+def test_dead_kernel_is_reported_and_later_tests_still_graded_honestly(
+    graded, name, dead, exit_code
+):
     result = graded[0][name]
     row = _row(result)
     assert row.pop(dead) == (0, "died")
@@ -366,3 +384,20 @@ def test_grade_notebook_serial_matches_batch(demo, graded):
     serial = grade_notebook(graded[1]["mistakes"], course, timeout=TIMEOUT)
     batch = graded[0]["mistakes"]
     assert {**serial.to_dict(), "seconds": 0} == {**batch.to_dict(), "seconds": 0}
+
+
+def test_cli_prints_tables_and_writes_json_and_feedback_pages(demo, graded, tmp_path, capsys):
+    course, _, _ = demo
+    paths = [str(graded[1]["mistakes"]), str(graded[1]["invalid_json"])]
+    out, pages = tmp_path / "marks.json", tmp_path / "feedback"
+    args = ["grade", *paths, "--course", str(course.root), "--jobs", "1", "--timeout", "10"]
+    code = main([*args, "--json-file", str(out), "--feedback", str(pages)])
+    printed = capsys.readouterr().out
+    assert code == 1  # one notebook could not be graded
+    assert "chapter 01-demo, 1 / 6 points" in printed and "not graded" in printed
+    assert "graded 1 of 2 notebooks" in printed
+    data = json.loads(out.read_text())["submissions"]
+    assert [d["points"] for d in data] == [1, 0] and data[1]["graded"] is False
+    assert sorted(p.name for p in pages.iterdir()) == ["invalid_json.html", "mistakes.html"]
+    assert main([*args[:2], "--course", str(course.root), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["submissions"][0]["points"] == 1

@@ -7,13 +7,15 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
-from fixture_course import REPO, build_course, load
 
 from autograder.__main__ import main
 from autograder.course import Course
 from autograder.release import release
+
+from .fixture_course import REPO, build_course, load
 
 
 @pytest.fixture
@@ -31,7 +33,7 @@ def test_released_stub_has_no_solution_hidden_test_or_output(demo):
     assert all(c["outputs"] == [] and c["execution_count"] is None for c in codes)
     sources = ["".join(c["source"]) for c in codes]
     assert sum("raise NotImplementedError()" in s for s in sources) == 3
-    assert any('assert callable(add), "add must be a function"' in s for s in sources)
+    assert any("assert isinstance(add(1.0, 2.0), float)" in s for s in sources)
     assert any('"""Return the sum of a and b."""' in s for s in sources)  # the docstring stays
     assert stub["metadata"]["autograder"]["chapter"] == "01-demo"
     tests = [c for c in codes if c["metadata"].get("nbgrader", {}).get("grade")]
@@ -82,6 +84,9 @@ def test_learners_edits_are_kept_unless_forced(fresh):
     work = load(target)
     work["cells"][3]["source"] = "def add(a, b):\n    return a + b  # my work\n"
     target.write_text(json.dumps(work, indent=1))
+    quiet = release(course, notebooks)  # same source: the learner's copy is current
+    assert quiet.messages == [] and quiet.up_to_date == [target, notebooks / "02-extra.ipynb"]
+    assert not release(course, notebooks, check=True).in_sync  # but CI sees the edit
     source = course.chapter("01-demo").source
     nb = load(source)
     nb["cells"][0]["source"] = "# Chapter 1: a demo, revised"
@@ -108,9 +113,17 @@ def test_unchanged_release_is_quick_and_does_not_load_nbgrader(fresh):
     assert out.stdout.split() == ["0", "False", "False"]
 
 
-def _nbgrader_env() -> dict:
-    # nbgrader runs the `alembic` executable from PATH: the venv's bin folder must be on it.
-    return {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"}
+def _nbgrader_api(course_root, monkeypatch):
+    """nbgrader's own Python API (what its CLI and formgrader call), configured by the course."""
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    # nbgrader's gradebook runs the `alembic` executable: the venv's bin folder must be on PATH.
+    monkeypatch.setenv("PATH", f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(course_root)
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
 def _cells(nb: dict) -> list:
@@ -118,15 +131,14 @@ def _cells(nb: dict) -> list:
 
 
 @pytest.mark.slow
-def test_nbgrader_own_workflow_on_the_course(fresh, tmp_path):
-    """generate_assignment gives our cells; autograde scores a filled-in copy from the gradebook."""
+@pytest.mark.filterwarnings("ignore:Object of type")  # SQLAlchemy, inside nbgrader's gradebook
+def test_nbgrader_own_workflow_on_the_course(fresh, monkeypatch):
+    """generate_assignment gives our cells; autograde scores a filled-in copy in the gradebook."""
     course, notebooks = fresh
     release(course, notebooks)
-    nbgrader = [sys.executable, "-m", "nbgrader"]
-    run = {"cwd": course.root, "capture_output": True, "text": True, "timeout": 300}
-    run["env"] = _nbgrader_env()
-    done = subprocess.run([*nbgrader, "generate_assignment", "01-demo", "--force"], **run)
-    assert done.returncode == 0, done.stderr
+    api = _nbgrader_api(course.root, monkeypatch)
+    done = api.generate_assignment("01-demo")
+    assert done["success"], done.get("error")
     theirs = load(course.root / "release" / "01-demo" / "01-demo.ipynb")
     ours = load(notebooks / "01-demo.ipynb")
     assert _cells(theirs) == _cells(ours)
@@ -139,31 +151,95 @@ def test_nbgrader_own_workflow_on_the_course(fresh, tmp_path):
     ):
         theirs["cells"][index]["source"] = code
     (submitted / "01-demo.ipynb").write_text(json.dumps(theirs))
-    done = subprocess.run([*nbgrader, "autograde", "01-demo", "--force"], **run)
-    assert done.returncode == 0, done.stderr
+    done = api.autograde("01-demo", "alice")
+    assert done["success"], done.get("error")
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{course.root / 'gradebook.db'}", "pytorch-in-practice") as gradebook:
+    with Gradebook(api.coursedir.db_url, api.coursedir.course_id) as gradebook:
         submission = gradebook.find_submission("01-demo", "alice")
         assert (submission.score, submission.max_score) == (6.0, 6.0)
 
 
 @pytest.mark.slow
-def test_nbgrader_generate_assignment_on_the_real_course(tmp_path):
+def test_nbgrader_generate_assignment_on_the_real_course(tmp_path, monkeypatch):
     if not (REPO / "course" / "source" / "04-training-loop").is_dir():
         pytest.skip("chapter 4 is not written yet")
     copy = tmp_path / "course"
     shutil.copytree(REPO / "course", copy, ignore=shutil.ignore_patterns("gradebook.db", "release"))
-    done = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "generate_assignment", "04-training-loop", "--force"],
-        cwd=copy,
-        env=_nbgrader_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
+    done = _nbgrader_api(copy, monkeypatch).generate_assignment("04-training-loop")
+    assert done["success"], done.get("error")
     theirs = load(copy / "release" / "04-training-loop" / "04-training-loop.ipynb")
     notebooks = tmp_path / "notebooks"
     release(Course(copy), notebooks)
     assert _cells(theirs) == _cells(load(notebooks / "04-training-loop.ipynb"))
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_released_notebooks_validate_in_jupyterlab(demo, tmp_path):
+    """JupyterLab 4 with nbgrader's extensions: the Validate button's endpoint on our notebooks."""
+    import urllib.parse
+    import urllib.request
+
+    _, notebooks, stub = demo
+    (tmp_path / "stub.ipynb").write_text(json.dumps(stub))
+    done = json.loads(json.dumps(stub))
+    for index, code in (
+        (3, "def add(a, b):\n    return a + b"),
+        (6, "def mean(v):\n    return 1.0"),
+    ):
+        done["cells"][index]["source"] = code
+    (tmp_path / "done.ipynb").write_text(json.dumps(done))
+    port, token = _free_port(), "test-token"
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--allow-root",
+            f"--port={port}",
+            f"--ServerApp.token={token}",
+            f"--ServerApp.root_dir={tmp_path}",
+            "--ServerApp.ip=127.0.0.1",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base, auth = f"http://127.0.0.1:{port}", {"Authorization": f"token {token}"}
+
+    def call(path, data=None):
+        body = urllib.parse.urlencode(data).encode() if data else None
+        request = urllib.request.Request(base + path, data=body, headers=auth)
+        return json.loads(urllib.request.urlopen(request, timeout=120).read())
+
+    try:
+        for _ in range(300):
+            try:
+                call("/api/status")
+                break
+            except OSError:
+                assert server.poll() is None, "jupyter lab exited"
+                time.sleep(0.2)
+        extensions = [e for e in call("/lab/api/extensions") if "nbgrader" in e["name"]]
+        assert extensions and all(e["enabled"] for e in extensions)
+        assert call("/nbgrader_version?version=0.9.6") == {"success": True}
+        failed = call("/assignments/validate", {"path": "stub.ipynb"})
+        assert (
+            failed["success"] and "NotImplementedError" in failed["value"]["failed"][0]["raw_error"]
+        )
+        assert call("/assignments/validate", {"path": "done.ipynb"}) == {
+            "success": True,
+            "value": {},
+        }
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
