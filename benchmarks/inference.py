@@ -110,7 +110,7 @@ def worker(spec: dict) -> dict[str, float]:
                 fn()
             start = time.perf_counter()
             fn()
-            numbers[key] = max(1, round(0.02 / (time.perf_counter() - start)))
+            numbers[key] = max(1, round(0.2 / (time.perf_counter() - start)))
         for _ in range(spec["repeats"]):
             for key, fn in runners.items():
                 start = time.perf_counter()

@@ -57,9 +57,10 @@ _LAZY = {
     "SmokeTestError": "smoke",
     "export_onnx": "export",
     "verify_onnx": "export",
-    "quantize_onnx": "export",
-    "benchmark_inference": "export",
     "ExportError": "export",
+    "VerificationError": "export",
+    "quantize_onnx": "inference",
+    "benchmark_inference": "inference",
 }
 _SUBMODULES = {
     "data",
@@ -73,6 +74,7 @@ _SUBMODULES = {
     "env",
     "smoke",
     "export",
+    "inference",
 }
 
 __all__ = [

@@ -524,6 +524,8 @@ def _compare(
         if got.shape != want.shape:
             return math.inf, math.inf, False, f"shape {got.shape} vs eager {want.shape}"
         got64, want64 = got.astype(np.float64), want.astype(np.float64)
+        if not (np.isfinite(got64).all() and np.isfinite(want64).all()):
+            return math.nan, math.nan, False, "NaN or inf in the outputs"
         diff = np.abs(got64 - want64)
         if diff.size:
             max_abs = max(max_abs, float(diff.max()))

@@ -85,7 +85,9 @@ def test_detect_leaks_names_an_attribute_and_a_validation_loop_without_no_grad()
 
 def test_detect_leaks_memory_growth_without_a_graph():
     kept = []
-    report = detect_leaks(lambda: kept.append(torch.ones(1024, 1024)), steps=6, warmup=1)
+    # 64 MiB a step: above malloc's largest mmap threshold, so every step maps fresh pages
+    # (smaller blocks can reuse memory freed by earlier tests and leave RSS flat)
+    report = detect_leaks(lambda: kept.append(torch.ones(16 * 1024 * 1024)), steps=6, warmup=1)
     assert not report.graph_leak
     assert report.memory_growth, str(report)
     assert "no autograd graph grows" in report.message
