@@ -44,6 +44,8 @@ verify: setup
 bench: setup
 	$(BIN)/python benchmarks/loop_overhead.py
 	$(BIN)/python benchmarks/data_loading.py
+	$(BIN)/python benchmarks/inference.py
+	$(BIN)/python benchmarks/grading.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

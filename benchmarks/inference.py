@@ -7,7 +7,7 @@ an untuned session can lose to eager); the export time of a course model; and th
 Ratios in the tables are measured side by side in one process, interleaved, as medians.
 
     python benchmarks/inference.py            # full run (about 6 minutes on 2 cores)
-    python benchmarks/inference.py --quick    # a smoke run: fewer repeats, no torch.compile
+    python benchmarks/inference.py --quick    # smoke run: 5 repeats, no compile, no experiment
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def export_seconds(folder: Path) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
-                        help="5 repeats, no torch.compile, resnet18 at batch 1 only")  # fmt: skip
+                        help="5 repeats, no torch.compile or settings experiment, resnet18 at batch 1 only")  # fmt: skip
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile")
     parser.add_argument("--repeats", type=int, default=None,
                         help="interleaved samples per measurement (default 15, --quick 5)")  # fmt: skip
@@ -194,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     repeats = args.repeats or (5 if args.quick else 15)
     use_compile = not (args.quick or args.no_compile)
+    start_load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} CPUs")
     batch_sizes = {CNN: (1, 32, 256), MLP: (1, 64), RESNET: (1,) if args.quick else (1, 32)}
     tables, notes, quantized = {}, [], {}
@@ -227,8 +228,10 @@ def main(argv: list[str] | None = None) -> int:
                       f"speed {report.speed_ratio:.2f}x  max |int8 - float| "
                       f"{report.max_abs_diff:.3g}")  # fmt: skip
 
-        print(f"\n== ONNX Runtime settings, {RESNET} at batch 1 (medians)")
-        print("\n".join(session_experiment(RESNET, 1, folder, min(repeats, 9))))
+        if not args.quick:
+            load = f", load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+            print(f"\n== ONNX Runtime settings, {RESNET} at batch 1 (medians{load})")
+            print("\n".join(session_experiment(RESNET, 1, folder, min(repeats, 9))))
 
     def row(name, batch):
         return next(r for r in tables[name].rows if r["batch_size"] == batch)
@@ -263,8 +266,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{gflops['onnxruntime']:.0f} GFLOP/s (float32); int8 quantization runs it "
         f"{quantized[MLP, 'MatMul/Gemm only']:.2f}x faster than float ORT."
     )
-    if hasattr(os, "getloadavg"):
-        print(f"  load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    if start_load >= (os.cpu_count() or 1):
+        print(
+            f"  WARNING: load average {start_load:.1f} at the start on {os.cpu_count()} CPUs: other "
+            "processes hold cores, eager PyTorch's threads then wait for each other at every "
+            "layer, and the ratios above overstate ONNX Runtime. Rerun on an idle machine."
+        )
     return 0
 
 

@@ -59,6 +59,9 @@ _LAZY = {
     "verify_onnx": "export",
     "ExportError": "export",
     "VerificationError": "export",
+    "VerificationReport": "export",
+    "QuantizationReport": "inference",
+    "InferenceBenchmark": "inference",
     "quantize_onnx": "inference",
     "benchmark_inference": "inference",
 }
