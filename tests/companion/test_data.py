@@ -10,16 +10,6 @@ import companion
 from companion.data import SHAPES_CLASSES, SequenceDataset, Splits, digits, sequences, shapes
 from companion.loaders import InMemoryLoader, pad_collate
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Tiny models train fastest on one thread, and two test workers share two cores."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 # ----------------------------------------------------------------------------- digits
 
 

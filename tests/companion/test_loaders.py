@@ -12,16 +12,6 @@ from companion.checkpoint import list_checkpoints
 from companion.data import sequences
 from companion.loaders import InMemoryLoader, pad_collate
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Tiny models train fastest on one thread, and two test workers share two cores."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 # ----------------------------------------------------------------------------- pad_collate
 
 
