@@ -263,15 +263,16 @@ def exercise_id(test_grade_id: str) -> str:
     return test_grade_id[: -len("_tests")] if test_grade_id.endswith("_tests") else test_grade_id
 
 
-def region_lines(source: str, begin: str, end: str) -> list[str]:
-    """The lines strictly between ``### <begin>`` and ``### <end>`` markers of a cell source."""
-    lines, inside = [], False
+def region_lines(source: str, begin: str, end: str, *, inside: bool = True) -> list[str]:
+    """The lines strictly between ``### <begin>`` and ``### <end>`` markers of a cell source
+    (with ``inside=False``: every line outside those regions, markers dropped)."""
+    lines, within = [], False
     for line in source.split("\n"):
         if begin in line:
-            inside = True
+            within = True
         elif end in line:
-            inside = False
-        elif inside:
+            within = False
+        elif within == inside:
             lines.append(line)
     return lines
 

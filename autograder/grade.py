@@ -34,6 +34,7 @@ from autograder.course import (
     is_solution_cell,
     is_test_cell,
     read_json_notebook,
+    region_lines,
     secret_lines,
 )
 from autograder.execute import GradingError, Step, run_steps
@@ -433,15 +434,7 @@ def _insert_at(merged: list, gid: str, by_id: dict) -> int:
 
 
 def _strip_hidden(source: str) -> str:
-    lines, inside = [], False
-    for line in source.split("\n"):
-        if BEGIN_HIDDEN in line:
-            inside = True
-        elif END_HIDDEN in line:
-            inside = False
-        elif not inside:
-            lines.append(line)
-    return "\n".join(lines)
+    return "\n".join(region_lines(source, BEGIN_HIDDEN, END_HIDDEN, inside=False))
 
 
 def _stub_source(source: str) -> str:
