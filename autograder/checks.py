@@ -1,19 +1,39 @@
-"""Helpers for the hidden tests of the course notebooks (importable in the learner's kernel).
+"""Helpers for the hidden tests of the course notebooks.
 
-- :func:`close` compares a learner's result with the reference's, refusing objects that are not
-  plain tensors, numbers, strings or containers of them (an object whose ``__eq__`` always says
-  True gets nowhere).
-- :func:`reference_unavailable` makes the companion's reference implementations raise while the
-  learner's code runs, so delegating an exercise to ``companion`` earns nothing.
+A hidden test is split in two halves that never share a process when a notebook is graded:
+
+- ``run(seed)`` runs in the learner's kernel: it builds the hidden input for ``seed``, calls the
+  learner's function with the companion's reference switched off, and returns what came out as
+  plain data (tensors, numbers, strings, containers of them; see :func:`to_data`);
+- ``check(got, seed)`` runs in the grader's own process, which learner code never touches: it
+  rebuilds the same input, computes the reference result with the companion, and compares with
+  :func:`close`, raising ``AssertionError`` with the likely mistake.
+
+:func:`hidden_test` ties them together. The results cross from the kernel as a file the grader
+loads with ``torch.load(weights_only=True)`` (or JSON when the chapter has no tensors), so the
+verdict cannot be forged from inside the kernel. Run outside the grader (nbgrader's own
+autograde, or the instructor running the source notebook), both halves run in place.
 
 Typical hidden test::
 
-    import companion
-    from autograder.checks import close, reference_unavailable
-    expected = companion.evaluate(model, loader, loss_fn, device="cpu")
-    with reference_unavailable():
-        got = evaluate(model, loader, loss_fn, "cpu")
-    close(got, expected, "evaluate() differs from the reference: is the model in eval() mode?")
+    from autograder.checks import close, hidden_test
+
+    def _inputs(seed):
+        torch.manual_seed(seed)
+        ...
+        return model, loader
+
+    def _run(seed):  # the learner's kernel
+        model, loader = _inputs(seed)
+        return {"result": evaluate(model, loader, nn.CrossEntropyLoss(), "cpu")}
+
+    def _check(got, seed):  # the grader
+        import companion
+        model, loader = _inputs(seed)
+        expected = companion.evaluate(model, loader, nn.CrossEntropyLoss(), device="cpu")
+        close(got["result"], expected, "evaluate() differs from the reference: ...")
+
+    hidden_test(_run, _check, seeds=(0, 1))
 """
 
 from __future__ import annotations
@@ -21,22 +41,27 @@ from __future__ import annotations
 import contextlib
 import importlib
 import math
+import numbers
+import sys
 import types
 
-__all__ = ["DEFAULT_REFERENCES", "ReferenceCallError", "close", "reference_unavailable"]
+__all__ = [
+    "DEFAULT_REFERENCES",
+    "OBJECT_KEY",
+    "ReferenceCallError",
+    "close",
+    "hidden_test",
+    "reference_unavailable",
+    "to_data",
+]
 
-# "module:qualname" of the reference implementations a learner must not delegate to. Names that
-# do not exist (a chapter's reference not written yet) are skipped.
-DEFAULT_REFERENCES = (
-    "companion.loop:train_one_epoch",
-    "companion.loop:evaluate",
-    "companion.loop:fit",
-    "companion.checkpoint:save_checkpoint",
-    "companion.checkpoint:load_checkpoint",
-    "companion.checkpoint:strip_prefixes",
-    "companion.models:ResidualBlock",
-    "companion.nn:ResidualBlock",
-)
+# What a learner must not delegate to: a "module:qualname" names one function or class, a bare
+# module or package name means every function and class defined in it (and in its loaded
+# submodules), private helpers included. Names that do not exist are skipped.
+DEFAULT_REFERENCES = ("companion",)
+# to_data() turns an object that is not plain data into {OBJECT_KEY: "its type name"}.
+OBJECT_KEY = "__autograder_object__"
+_MAX_DEPTH = 32
 # Values from float32 computations: Python floats are compared with float32's tolerance, since
 # summing the same numbers in another order legitimately moves the last bits.
 _FLOAT_RTOL, _FLOAT_ATOL = 1.3e-6, 1e-5
@@ -83,14 +108,18 @@ def close(actual, expected, message: str, *, rtol: float | None = None, atol: fl
 
 def _compare(actual, expected, message, where, rtol, atol):
     kind = _kind(expected)
-    if kind is None:
+    if kind is None or kind == "object":
         raise TypeError(
             f"close(): expected value{where} of type {type(expected).__name__} cannot be "
             "compared; pass tensors, numbers, strings, None, or dicts/lists of them"
         )
-    if _kind(actual) != kind and not (kind == "number" and _kind(actual) == "number"):
+    if _kind(actual) != kind:
+        hint = ""
+        if kind == "number" and _kind(actual) == "tensor" and actual.numel() == 1:
+            hint = ": return a Python number (use .item())"
         raise AssertionError(
-            f"{message} (got {_describe(actual)}{where} where {_describe(expected)} was expected)"
+            f"{message} (got {_describe(actual)}{where} where {_describe(expected)} was "
+            f"expected{hint})"
         )
     if kind == "tensor":
         _compare_tensors(actual, expected, message, where, rtol, atol)
@@ -137,7 +166,7 @@ def _compare(actual, expected, message, where, rtol, atol):
 
 def _kind(value) -> str | None:
     t = type(value)
-    if t in (int, float, bool):
+    if t in (int, float, bool) or _is_numpy_number(value):
         return "number"
     if t is str:
         return "str"
@@ -146,6 +175,8 @@ def _kind(value) -> str | None:
     if t in (list, tuple):
         return "sequence"
     if isinstance(value, dict) and t.__module__ in ("builtins", "collections"):
+        if t is dict and len(value) == 1 and OBJECT_KEY in value:
+            return "object"
         return "dict"
     torch = _torch()
     if torch is not None and t in (torch.Tensor, torch.nn.Parameter):
@@ -153,12 +184,29 @@ def _kind(value) -> str | None:
     return None
 
 
+def _is_numpy_number(value) -> bool:
+    """A NumPy integer or floating scalar (np.float64, np.float32, np.int64...)."""
+    t = type(value)
+    return (
+        t.__module__ == "numpy"
+        and isinstance(value, numbers.Real)
+        and t.__name__ != "bool"
+        and not t.__name__.startswith("bool")
+    )
+
+
 def _describe(value) -> str:
     kind = _kind(value)
     if kind == "tensor":
+        if value.dim() == 0:
+            return "a 0-d tensor"
         return f"a tensor of shape {tuple(value.shape)}"
+    if kind == "object":
+        return f"an object of type {value[OBJECT_KEY]}"
     if kind is None:
         return f"an object of type {type(value).__name__}"
+    if kind == "number" and type(value) not in (int, float, bool):
+        return f"a NumPy {type(value).__name__}"
     return f"a {type(value).__name__}"
 
 
@@ -168,7 +216,12 @@ def _items(value) -> list:
 
 def _compare_numbers(actual, expected, message, where, rtol, atol):
     if type(expected) is bool or type(actual) is bool or type(expected) is int:
-        same = type(actual) in (int, bool) and int(actual) == int(expected)
+        integral = type(actual) in (int, bool) or (
+            _is_numpy_number(actual)
+            and float(actual).is_integer()
+            and "int" in type(actual).__name__
+        )
+        same = integral and int(actual) == int(expected)
         if type(expected) is bool:
             same = type(actual) is bool and actual is expected
     else:
@@ -210,23 +263,119 @@ def _capture_torch():
     return _assert_close
 
 
+# Set while a notebook is graded: by the kernel-side harness (run the learner's half and hand the
+# results to the grader) and by the grader (collect the check half). Neither is set otherwise.
+_PROBE = None
+_COLLECT = None
+
+
+def hidden_test(run, check, *, seeds=(0, 1), block=()) -> None:
+    """Declare a hidden test: ``run`` in the learner's kernel, ``check`` in the grader.
+
+    Args:
+        run: ``run(seed) -> data``: builds the hidden input for ``seed``, calls the learner's
+            function(s) and returns what came out (anything :func:`to_data` converts). The
+            companion, and everything in ``block``, raises :class:`ReferenceCallError` while it
+            runs. It must not call the companion itself.
+        check: ``check(got, seed)``: rebuilds the same input, computes the reference and raises
+            ``AssertionError`` with the likely mistake when ``got`` (the converted data) differs.
+        seeds: at least two distinct hidden inputs, so that a value copied from a feedback
+            message cannot pass.
+        block: further references to switch off while ``run`` runs (functions, classes,
+            "module:qualname" or module names), besides :data:`DEFAULT_REFERENCES`.
+
+    Raises:
+        TypeError, ValueError: if ``run``/``check`` are not callables or fewer than two distinct
+            seeds are given.
+        AssertionError: outside the grader, when ``check`` finds a difference.
+
+    Example:
+        >>> def _run(seed):
+        ...     return {"twice": 2 * seed}
+        >>> def _check(got, seed):
+        ...     close(got["twice"], seed + seed, "doubling is wrong")
+        >>> hidden_test(_run, _check, seeds=(1, 2))
+    """
+    if not callable(run) or not callable(check):
+        raise TypeError("hidden_test(run, check): both must be functions")
+    seeds = tuple(seeds)
+    if len(seeds) < 2 or len(set(map(repr, seeds))) != len(seeds):
+        raise ValueError(f"hidden_test(): give at least two distinct seeds, got {seeds!r}")
+    if _COLLECT is not None:
+        _COLLECT(run, check, seeds, tuple(block))
+        return
+    if _PROBE is not None:
+        _PROBE(run, seeds, tuple(block))
+        return
+    for seed in seeds:
+        with reference_unavailable(*_default_targets(), *block):
+            got = to_data(run(seed))
+        check(got, seed)
+
+
+def to_data(value, _depth: int = 0):
+    """Plain data from a learner's result: what may cross from the kernel to the grader.
+
+    Python numbers, strings and None are kept; NumPy integer and floating scalars become Python
+    ints and floats; tensors (parameters and subclasses too) become plain detached CPU tensors;
+    dicts (state dicts included), lists and tuples are converted item by item. Anything else
+    becomes ``{OBJECT_KEY: "its type name"}``, which :func:`close` reports as a wrong type.
+
+    Example:
+        >>> to_data({"loss": 0.5, "steps": (1, 2)})
+        {'loss': 0.5, 'steps': (1, 2)}
+        >>> to_data(object())
+        {'__autograder_object__': 'object'}
+    """
+    t = type(value)
+    if value is None or t in (bool, int, float, str):
+        return value
+    if _depth > _MAX_DEPTH:
+        return {OBJECT_KEY: f"{t.__name__} nested too deeply"}
+    if _is_numpy_number(value):
+        return int(value) if "int" in t.__name__ else float(value)
+    torch = _torch()
+    if torch is not None and isinstance(value, torch.Tensor):
+        tensor = value.detach()
+        if type(tensor) is not torch.Tensor:
+            tensor = torch.Tensor._make_subclass(torch.Tensor, tensor)
+        return tensor.to("cpu", copy=True)
+    if isinstance(value, dict):
+        return {
+            (key if type(key) in (str, int) else repr(key)): to_data(item, _depth + 1)
+            for key, item in dict.items(value)
+        }
+    if isinstance(value, (list, tuple)):
+        items = [
+            to_data(item, _depth + 1)
+            for item in (
+                tuple.__iter__(value) if isinstance(value, tuple) else list.__iter__(value)
+            )
+        ]
+        return tuple(items) if isinstance(value, tuple) else items
+    module = t.__module__
+    name = t.__qualname__ if module in ("builtins", "__main__") else f"{module}.{t.__qualname__}"
+    return {OBJECT_KEY: name}
+
+
 @contextlib.contextmanager
 def reference_unavailable(*references):
     """Make reference implementations raise :class:`ReferenceCallError` inside the block.
 
-    The functions' ``__code__`` is swapped (for a class, the code of every method it defines), so
-    the block catches calls made under any name: ``from companion import evaluate as ev``, a bound
-    method, a subclass calling ``super().__init__()``. Everything is restored on exit, even when the
-    block raises or is interrupted.
+    The functions' ``__code__`` is swapped (for a class, the code of every method it defines; for
+    a module or package, the code of every function and class defined in it, private helpers
+    included), so the block catches calls made under any name: ``from companion import evaluate
+    as ev``, a bound method, a subclass calling ``super().__init__()``, ``companion.loop._helper``.
+    Everything is restored on exit, even when the block raises or is interrupted.
 
     Args:
-        *references: functions, classes or ``"module:qualname"`` strings to block. None given:
-            :data:`DEFAULT_REFERENCES` (the companion's training loop, checkpoint helpers and
-            residual block), skipping those that do not exist.
+        *references: functions, classes, ``"module:qualname"`` strings or module names to block.
+            None given: :data:`DEFAULT_REFERENCES` (the whole companion), skipping what does not
+            exist.
 
     Raises:
-        TypeError: if a reference is not a Python function, a class or a "module:qualname" string.
-        ValueError: if an explicitly given "module:qualname" cannot be found.
+        TypeError: if a reference is not a Python function, a class or a string.
+        ValueError: if an explicitly given name cannot be found.
 
     Example:
         >>> import statistics
@@ -238,11 +387,10 @@ def reference_unavailable(*references):
     if references:
         targets = [_resolve(ref, strict=True) for ref in references]
     else:
-        targets = [t for t in (_resolve(r, strict=False) for r in DEFAULT_REFERENCES) if t]
+        targets = _default_targets()
     swaps = []
-    for target in targets:
-        for function, name in _functions_of(target):
-            swaps.append((function, function.__code__, _blocked_code(function, name)))
+    for function, name in reference_functions(*targets):
+        swaps.append((function, function.__code__, _blocked(function, name)))
     try:
         for function, _, blocked in swaps:
             function.__code__ = blocked
@@ -252,26 +400,45 @@ def reference_unavailable(*references):
             function.__code__ = original
 
 
+def _default_targets() -> list:
+    return [t for t in (_resolve(r, strict=False) for r in DEFAULT_REFERENCES) if t is not None]
+
+
+def reference_functions(*targets) -> list:
+    """Every (function, qualified name) that blocking ``targets`` swaps, without duplicates.
+
+    Args:
+        *targets: functions, methods, classes or modules (a package covers its loaded submodules).
+    """
+    found, seen = [], set()
+    for target in targets:
+        for function, name in _functions_of(target):
+            if id(function) not in seen:
+                seen.add(id(function))
+                found.append((function, name))
+    return found
+
+
 def _resolve(reference, *, strict: bool):
     if isinstance(reference, str):
         module_name, _, qualname = reference.partition(":")
         try:
             obj = importlib.import_module(module_name)
-            for part in qualname.split("."):
+            for part in qualname.split(".") if qualname else ():
                 obj = getattr(obj, part)
         except (ImportError, AttributeError):
             if strict:
                 raise ValueError(
                     f"reference_unavailable(): cannot find {reference!r}; give 'module:qualname' "
-                    "of an existing function or class, or the object itself"
+                    "of an existing function or class, a module name, or the object itself"
                 ) from None
             return None
         return obj
-    if isinstance(reference, (types.FunctionType, types.MethodType, type)):
+    if isinstance(reference, (types.FunctionType, types.MethodType, type, types.ModuleType)):
         return reference
     raise TypeError(
-        "reference_unavailable(): expected functions, classes or 'module:qualname' strings, got "
-        f"{type(reference).__name__} ({reference!r})"
+        "reference_unavailable(): expected functions, classes, modules or 'module:qualname' "
+        f"strings, got {type(reference).__name__} ({reference!r})"
     )
 
 
@@ -280,12 +447,45 @@ def _functions_of(target) -> list:
         target = target.__func__
     if isinstance(target, types.FunctionType):
         return [(target, f"{target.__module__}.{target.__qualname__}")]
+    if isinstance(target, types.ModuleType):
+        found = []
+        prefix = target.__name__ + "."
+        modules = [target] + [
+            m
+            for name, m in sorted(sys.modules.items())
+            if name.startswith(prefix) and isinstance(m, types.ModuleType)
+        ]
+        for module in modules:
+            for value in list(vars(module).values()):
+                owner = getattr(value, "__module__", None)
+                if owner != module.__name__:
+                    continue
+                if isinstance(value, types.FunctionType):
+                    found.append((value, f"{owner}.{value.__qualname__}"))
+                elif isinstance(value, type):
+                    found.extend(_functions_of(value))
+        return found
     found = []
     for attr, value in vars(target).items():
-        value = getattr(value, "__func__", value)
-        if isinstance(value, types.FunctionType):
-            found.append((value, f"{target.__module__}.{target.__qualname__}.{attr}"))
+        if isinstance(value, property):
+            candidates = [value.fget, value.fset, value.fdel]
+        else:
+            candidates = [getattr(value, "__func__", value)]
+        for item in candidates:
+            if isinstance(item, types.FunctionType):
+                found.append((item, f"{target.__module__}.{target.__qualname__}.{attr}"))
     return found
+
+
+_BLOCKED_CACHE: dict = {}
+
+
+def _blocked(function, name: str) -> types.CodeType:
+    key = (name, function.__code__.co_freevars)
+    code = _BLOCKED_CACHE.get(key)
+    if code is None:
+        code = _BLOCKED_CACHE[key] = _blocked_code(function, name)
+    return code
 
 
 def _blocked_code(function, name: str) -> types.CodeType:

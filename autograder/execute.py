@@ -8,8 +8,8 @@ Policy (documented in the README):
   starts a new one, replays the cells that ran before (all but test cells and the cells that hung
   or crashed) and carries on after the cell that killed it. Only the exercise that cell belongs to
   loses its points. After ``max_restarts`` restarts the remaining exercises are not run, and say so.
-- A test cell passes only when the harness inside the kernel prints a verdict carrying the nonce
-  the grader made for that cell, the verdict says it passed, and the kernel reports no error.
+- A test step's results come back as a data file (:mod:`autograder.transport`), never as printed
+  output: the grader (:mod:`autograder.judge`) decides in its own process whether they pass.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder._harness import VERDICT_TAG
+from autograder.transport import TransportError, load
 
 __all__ = ["Step", "StepOutcome", "run_steps", "GradingError"]
 
@@ -57,8 +57,10 @@ class Step:
 class StepOutcome:
     """What happened when a step ran.
 
-    ``status`` is one of ``ok``, ``error``, ``timeout``, ``died``, ``not-run``; ``passed`` is set
-    for test steps; ``ename``/``evalue`` describe the error (never a traceback).
+    ``status`` is one of ``ok``, ``error``, ``timeout``, ``died``, ``not-run``;
+    ``ename``/``evalue`` describe the error (never a traceback). For a test step, ``data`` holds
+    the results the kernel wrote (see :func:`autograder._harness.run_test`), or None when it
+    wrote none (then ``ename``/``evalue`` say why).
     """
 
     status: str
@@ -67,6 +69,7 @@ class StepOutcome:
     evalue: str = ""
     flags: list[str] = field(default_factory=list)
     stdout: str = field(default="", repr=False)
+    data: dict | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -80,9 +83,10 @@ class RunReport:
 
 async def run_steps(
     steps: list[Step],
-    tests: dict[str, str],
+    tests: dict[str, tuple[str, str]],
     *,
     protect: list[str],
+    references: tuple[str, ...] = ("companion",),
     timeout: float,
     env: dict[str, str] | None = None,
     max_restarts: int = 3,
@@ -92,8 +96,10 @@ async def run_steps(
 
     Args:
         steps: what to run.
-        tests: every test cell's source by grade_id (handed to the harness before learner code).
+        tests: every test cell's ``(visible source, hidden source)`` by grade_id, sent to the
+            kernel only when that test step runs.
         protect: modules whose attributes the harness restores before each test.
+        references: packages whose code the harness keeps out of the learner's reach.
         timeout: seconds each step may run.
         env: extra environment variables for the kernel.
         max_restarts: kernel restarts allowed before the remaining steps are given up.
@@ -112,7 +118,9 @@ async def run_steps(
     with tempfile.TemporaryDirectory(prefix="autograder-") as workdir:
         work = Path(workdir)
         while position < len(steps):
-            session = _Session(work, tests, protect, timeout, env or {}, startup_timeout)
+            session = _Session(
+                work, tests, (protect, references), timeout, env or {}, startup_timeout
+            )
             try:
                 await session.start()
                 broken = False
@@ -192,7 +200,8 @@ class _Session:
             raise GradingError(f"could not start a Python kernel: {exc}") from exc
         self.alive = True
         payload = self.work / f"payload-{secrets.token_hex(8)}.json"
-        payload.write_text(json.dumps({"tests": self.tests, "protect": self.protect}))
+        protect, references = self.protect
+        payload.write_text(json.dumps({"protect": protect, "references": list(references)}))
         code = f"__import__('autograder._harness', fromlist=['_']).install({str(payload)!r})"
         outcome = await self._execute(code, store_history=False)
         if outcome.status != "ok":
@@ -207,43 +216,42 @@ class _Session:
         return await self._execute(step.source, store_history=True)
 
     async def _run_test(self, step: Step) -> StepOutcome:
-        nonce = secrets.token_hex(16)
-        code = f"__import__('autograder._harness', fromlist=['_']).run_test({step.source!r}, {nonce!r})"
+        visible, hidden = self.tests[step.source]
+        base = str(self.work / f"results-{secrets.token_hex(16)}")
+        code = (
+            "__import__('autograder._harness', fromlist=['_']).run_test("
+            f"{step.source!r}, {visible!r}, {hidden!r}, {base!r})"
+        )
         outcome = await self._execute(code, store_history=False)
         if outcome.status in ("died", "timeout"):
             outcome.passed = False
             return outcome
-        verdicts = _verdicts(outcome.stdout)
-        valid = [
-            v for v in verdicts if v.get("nonce") == nonce and v.get("grade_id") == step.source
-        ]
-        if len(verdicts) > 1 or len(valid) != len(verdicts):
+        try:
+            data = load(base)
+        except TransportError as exc:
+            if outcome.status == "error":  # the harness call itself failed
+                return StepOutcome(
+                    "error", passed=False, ename=outcome.ename, evalue=outcome.evalue
+                )
+            return StepOutcome(
+                "error",
+                passed=False,
+                ename="NoResult",
+                evalue=f"the tests' results could not be read ({exc})",
+                flags=["the test results file was missing or not plain data (tampering?)"],
+            )
+        finally:
+            for suffix in (".pt", ".json"):
+                Path(base + suffix).unlink(missing_ok=True)
+        if not isinstance(data, dict) or data.get("grade_id") != step.source:
             return StepOutcome(
                 "error",
                 passed=False,
                 ename="TamperingSuspected",
-                evalue="the test cell's result was forged by code in the notebook",
-                flags=["the test result was forged (extra or foreign verdict lines)"],
+                evalue="the tests' results were not written by the grader",
+                flags=["the test results file was forged"],
             )
-        if not valid:
-            ename = outcome.ename or "NoResult"
-            evalue = outcome.evalue if outcome.ename else "the tests did not run to the end"
-            return StepOutcome("error", passed=False, ename=ename, evalue=evalue)
-        verdict = valid[0]
-        flags = []
-        if verdict.get("threads"):
-            flags.append(
-                f"background threads ran during the tests: {', '.join(verdict['threads'])}"
-            )
-        if verdict.get("passed") and outcome.status == "ok":
-            return StepOutcome("ok", passed=True, flags=flags)
-        return StepOutcome(
-            "error",
-            passed=False,
-            ename=str(verdict.get("ename") or outcome.ename or "Error"),
-            evalue=str(verdict.get("evalue") or ""),
-            flags=flags,
-        )
+        return StepOutcome("ok", data=data)
 
     async def _execute(self, code: str, *, store_history: bool) -> StepOutcome:
         import nbformat
@@ -329,19 +337,6 @@ class _Session:
         if self._log is not None:
             self._log.close()
             self._log = None
-
-
-def _verdicts(stdout: str) -> list[dict]:
-    found = []
-    for line in stdout.split("\n"):
-        if line.startswith(VERDICT_TAG):
-            try:
-                found.append(json.loads(line[len(VERDICT_TAG) :]))
-            except ValueError:
-                found.append({})
-        elif VERDICT_TAG.strip("\x1e") in line:
-            found.append({})  # a look-alike verdict: forged
-    return found
 
 
 def _spec_manager():

@@ -38,6 +38,7 @@ from autograder.course import (
     secret_lines,
 )
 from autograder.execute import GradingError, Step, run_steps
+from autograder.judge import judge
 
 __all__ = ["ExerciseResult", "GradeResult", "grade_notebook", "feedback_html"]
 
@@ -69,7 +70,11 @@ _SUSPICIOUS = [
     (r"__code__|__globals__|__closure__|__builtins__", "function internals"),
     (r"_getframe|currentframe|\bf_back\b|\bf_locals\b|inspect\.stack", "frames of the caller"),
     (r"\bctypes\b", "ctypes"),
-    (r"autograder\._harness|AUTOGRADER-VERDICT", "the grader's internals"),
+    (r"autograder\.(?:_harness|judge|transport|execute)|_PROBE|_COLLECT", "the grader's internals"),
+    (r"\bimportlib\b|__import__\(|\breload\(", "dynamic imports"),
+    (r"\bsubprocess\b|os\.system|os\.popen|\bos\.exec|posix_spawn", "other programs"),
+    (r"\bgc\.get_(?:objects|referrers|referents)\b", "the garbage collector's object lists"),
+    (r"companion\.\w+\.__file__|companion\.__file__|\bgetsource\b", "the companion's source"),
     (r"sys\.modules\s*\[|sys\.meta_path|sys\.path_hooks", "the import system"),
     (
         r"\b(?:torch|companion|autograder|builtins|IPython|np|numpy)(?:\.\w+)+\s*=(?!=)",
@@ -305,8 +310,14 @@ async def _grade(submission, chapter: Chapter, result, timeout, fast, threads, m
         max_restarts=max_restarts,
     )
     result.notes.extend(report.notes)
-    secrets_ = secret_lines(source) | {tests[k].strip() for k in tests if tests[k].strip()}
+    secrets_ = secret_lines(source) | {part.strip() for pair in tests.values() for part in pair}
     outcomes = report.outcomes
+    for step, outcome in zip(steps, outcomes, strict=True):
+        if step.kind == "test" and outcome.data is not None:
+            verdict = judge(step.source, tests[step.source][1], outcome.data)
+            outcome.passed = verdict.passed
+            outcome.ename, outcome.evalue = verdict.ename, verdict.evalue
+            outcome.flags += verdict.flags
     for outcome in outcomes:
         for flag in outcome.flags:
             if flag not in result.flags:
@@ -386,7 +397,8 @@ def _plan(source: dict, submission: dict, chapter: Chapter):
             continue
         code = cell_source(cell)
         if kind == "locked" and is_test_cell(cell):
-            tests[gid] = code
+            hidden = "\n".join(region_lines(code, BEGIN_HIDDEN, END_HIDDEN))
+            tests[gid] = (_strip_hidden(code), hidden)
             step_of[gid] = len(steps)
             steps.append(Step("test", gid, f"the tests of {_short(exercise_id(gid))}", gid))
         elif kind == "solution":

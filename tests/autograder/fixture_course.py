@@ -1,8 +1,9 @@
 """A tiny course for testing the autograder without any real chapter.
 
 Chapter ``01-demo`` has three exercises (add: 2 points, mean: 3, scale: 1) whose hidden tests use
-``autograder.checks``; the reference for ``mean`` is ``statistics.fmean``, blocked with
-``reference_unavailable``. Chapter ``02-extra`` has one exercise. No torch, so kernels start fast.
+``autograder.checks.hidden_test`` on two inputs each; the reference for ``mean`` is
+``statistics.fmean``, blocked while the learner's half runs. Chapter ``02-extra`` has one
+exercise. No torch, so kernels start fast and results cross as JSON.
 """
 
 from __future__ import annotations
@@ -37,9 +38,21 @@ ADD_TESTS = """\
 assert isinstance(add(1.0, 2.0), float), "add must return a float"
 ### BEGIN HIDDEN TESTS
 # CANARY ch01_add_hidden
-from autograder.checks import close
-close(add(2.0, 3.5), 5.5, "add(2.0, 3.5) should be 5.5: are both arguments added?")
-close(add(-1.0, 1.0), 0.0, "add(-1.0, 1.0) should be 0.0")
+from autograder.checks import close, hidden_test
+
+_ADD_CASES = {0: (2.0, 3.5), 1: (-1.0, 1.25)}
+
+
+def _run(seed):
+    return add(*_ADD_CASES[seed])
+
+
+def _check(got, seed):
+    a, b = _ADD_CASES[seed]
+    close(got, a + b, f"add({a}, {b}) is wrong: are both arguments added?")
+
+
+hidden_test(_run, _check, seeds=(0, 1))
 ### END HIDDEN TESTS
 """
 
@@ -61,12 +74,21 @@ assert callable(mean), "mean must be a function"
 ### BEGIN HIDDEN TESTS
 # CANARY ch01_mean_hidden
 import statistics
-from autograder.checks import close, reference_unavailable
-sample_values = [1.0, 2.0, 4.5]
-expected_mean = statistics.fmean(sample_values)
-with reference_unavailable(statistics.fmean):
-    got_mean = mean(sample_values)
-close(got_mean, expected_mean, "mean() differs from the reference: is the total divided by the count?")
+from autograder.checks import close, hidden_test
+
+_MEAN_SAMPLES = {0: [1.0, 2.0, 4.5], 1: [3.0, -1.0, 0.5, 8.0]}
+
+
+def _run(seed):
+    return mean(list(_MEAN_SAMPLES[seed]))
+
+
+def _check(got, seed):
+    expected_mean = statistics.fmean(_MEAN_SAMPLES[seed])
+    close(got, expected_mean, "mean() differs from the reference: is the total divided by the count?")
+
+
+hidden_test(_run, _check, seeds=(0, 1), block=["statistics:fmean"])
 ### END HIDDEN TESTS
 """
 
@@ -83,8 +105,19 @@ SCALE_TESTS = """\
 # Checks scale on one list (hidden).
 ### BEGIN HIDDEN TESTS
 # CANARY ch01_scale_hidden
-from autograder.checks import close
-close(scale([1.0, 2.0], 3.0), [3.0, 6.0], "scale([1.0, 2.0], 3.0) should be [3.0, 6.0]")
+from autograder.checks import close, hidden_test
+
+
+def _run(seed):
+    return scale([1.0, 2.0, float(seed)], 3.0 + seed)
+
+
+def _check(got, seed):
+    factor = 3.0 + seed
+    close(got, [1.0 * factor, 2.0 * factor, seed * factor], "scale() is wrong: multiply every value")
+
+
+hidden_test(_run, _check, seeds=(0, 1))
 ### END HIDDEN TESTS
 """
 
@@ -101,8 +134,18 @@ DOUBLE_TESTS = """\
 # Checks double (hidden).
 ### BEGIN HIDDEN TESTS
 # CANARY ch02_double_hidden
-from autograder.checks import close
-close(double(21), 42, "double(21) should be 42")
+from autograder.checks import close, hidden_test
+
+
+def _run(seed):
+    return double(seed)
+
+
+def _check(got, seed):
+    close(got, 2 * seed, "double() is wrong")
+
+
+hidden_test(_run, _check, seeds=(21, 5))
 ### END HIDDEN TESTS
 """
 

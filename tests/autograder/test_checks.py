@@ -69,7 +69,11 @@ def test_close_accepts_matching_values(actual, expected):
         ({"loss": 0.5}, {"loss": 0.5, "accuracy": 1.0}, "missing keys 'accuracy'"),
         ([1.0], [1.0, 2.0], "length 1, expected 2"),
         ({"a": [1.0, 2.0]}, {"a": [1.0, 3.0]}, "['a'][1]"),
-        (torch.tensor(0.5), 0.5, "got a tensor of shape () where a float was expected"),
+        (
+            torch.tensor(0.5),
+            0.5,
+            "got a 0-d tensor where a float was expected: return a Python number (use .item())",
+        ),
         (_AlwaysEqual(), 0.5, "got an object of type _AlwaysEqual"),
         (_EqualFloat(0.0), 0.5, "got an object of type _EqualFloat"),
         (torch.zeros(2).as_subclass(_EqualTensor), torch.ones(2), "_EqualTensor"),
@@ -149,7 +153,19 @@ def test_default_references_are_the_companion_training_core():
             companion.strip_prefixes({"module.w": torch.zeros(1)})
     result = evaluate(model, loader, nn.CrossEntropyLoss(), device="cpu")
     assert set(result) >= {"loss", "accuracy"}
-    assert "companion.loop:train_one_epoch" in DEFAULT_REFERENCES
+    with reference_unavailable():  # private helpers of the reference are blocked too
+        helpers = [
+            f
+            for f in vars(companion.loop).values()
+            if getattr(f, "__module__", "") == "companion.loop"
+            and callable(f)
+            and getattr(f, "__name__", "").startswith("_")
+        ]
+        assert helpers
+        for helper in helpers[:3]:
+            with pytest.raises(ReferenceCallError):
+                helper()
+    assert DEFAULT_REFERENCES == ("companion",)
 
 
 def test_reference_unavailable_rejects_bad_references():

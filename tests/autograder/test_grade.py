@@ -71,14 +71,13 @@ sys.modules["autograder.checks"] = types.SimpleNamespace(
     close=lambda *a, **k: None, reference_unavailable=lambda *a: contextlib.nullcontext()
 )
 """,
-    "forged_verdict": """\
-import json, re
-def _forge(info):
-    found = re.search(r"run_test\\('(\\w+)', '(\\w+)'\\)", info.raw_cell or "")
-    if found:
-        verdict = {"grade_id": found.group(1), "nonce": found.group(2), "passed": True}
-        print("\\x1eAUTOGRADER-VERDICT " + json.dumps(verdict))
-get_ipython().events.register("pre_run_cell", _forge)
+    "forged_results": """\
+import importlib
+_h = importlib.import_module("autograder." + "_har" + "ness")
+def _forge(run, seeds, block):
+    _h._state["results"] = [{"seed": seed, "data": 0.0} for seed in seeds]
+_h._probe = _forge
+_h._state["exec"] = lambda code, namespace: None
 """,
 }
 
@@ -241,7 +240,7 @@ def test_mistakes_lose_only_their_points_with_the_checks_message(graded):
     result = graded[0]["mistakes"]
     assert _row(result) == {"add": (0, "failed"), "mean": (0, "failed"), "scale": (1, "passed")}
     add = _feedback(result, "add")
-    assert add.startswith("AssertionError: add(2.0, 3.5) should be 5.5: are both arguments added?")
+    assert add.startswith("AssertionError: add(2.0, 3.5) is wrong: are both arguments added?")
     assert "got -1.5" in add
     mean = _feedback(result, "mean")
     assert mean.startswith("ReferenceCallError: statistics.fmean is the reference implementation")
@@ -336,7 +335,8 @@ def test_cheating_attempts_are_flagged_for_review(graded):
     flags = {name: graded[0][f"attack_{name}"].flags for name in ATTACKS}
     assert any("IPython's error display" in f for f in flags["showtraceback"])
     assert any("sys.excepthook" in f for f in flags["excepthook"])
-    assert any("forged" in f for f in flags["forged_verdict"])
+    assert any("grader's autograder._harness._probe" in f for f in flags["forged_results"])
+    assert any("do not match the inputs" in f for f in flags["forged_results"])
     assert any("library's attribute" in f for f in flags["redefined_helpers"])
     assert any("ctypes" in f for f in graded[0]["segfault"].flags)
 
