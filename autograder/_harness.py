@@ -178,6 +178,9 @@ def run_test(grade_id: str, visible: str, hidden: str, base: str) -> None:
         report["probe"] = state.pop("results", None)
     report["flags"] += state["violations"]
     state["violations"] = []
+    calls = state["checks"]._REFERENCE_CALLS
+    report["flags"] += [f"the code called the companion's reference ({name})" for name in calls]
+    calls.clear()
     report["threads"] = sorted(
         t.name for t in threading.enumerate() if t.ident not in state["threads"] and t.is_alive()
     )[:5]

@@ -310,7 +310,8 @@ async def _grade(submission, chapter: Chapter, result, timeout, fast, threads, m
         max_restarts=max_restarts,
     )
     result.notes.extend(report.notes)
-    secrets_ = secret_lines(source) | {part.strip() for pair in tests.values() for part in pair}
+    public = "\n".join(_strip_solutions(cell_source(c)) for c in source["cells"])
+    secrets_ = {line for line in secret_lines(source) if line not in public}
     outcomes = report.outcomes
     for step, outcome in zip(steps, outcomes, strict=True):
         if step.kind == "test" and outcome.data is not None:
@@ -489,8 +490,18 @@ def _judge(exercise: dict, test, solution) -> tuple[str, str]:
     return "failed", f"{test.ename}: {test.evalue}" if test.evalue else test.ename
 
 
+def _strip_solutions(source: str) -> str:
+    """What a learner sees of a cell: without its solution and hidden-test regions."""
+    lines = region_lines(source, BEGIN_SOLUTION, END_SOLUTION, inside=False)
+    return "\n".join(region_lines("\n".join(lines), BEGIN_HIDDEN, END_HIDDEN, inside=False))
+
+
 def _sanitize(feedback: str, secrets_: set[str]) -> str:
-    """One line, bounded, and without any line of a solution or hidden test."""
+    """One line, bounded, and without any line of a solution or hidden test.
+
+    ``secrets_`` holds only lines a learner never sees: a call such as ``model.train()`` that
+    the chapter's visible text also shows stays readable in a message.
+    """
     for secret in sorted(secrets_, key=len, reverse=True):
         for line in secret.split("\n"):
             line = line.strip()

@@ -210,6 +210,12 @@ def _structure(chapter: Chapter) -> Check:
             wanted = (f"# CANARY {gid}_hidden", f"# CANARY {exercise_id(gid)}_hidden")
             if BEGIN_HIDDEN in cell_source(cell) and not any(w in hidden for w in wanted):
                 problems.append(f"{gid}: the hidden-test region lacks its line '{wanted[1]}'")
+            if len(re.findall(r"^hidden_test\(", hidden, re.MULTILINE)) != 1:
+                problems.append(
+                    f"{gid}: the hidden tests must call autograder.checks.hidden_test(run, "
+                    "check, seeds=...) once, at the top level: the learner's half runs in the "
+                    "kernel, the comparison in the grader"
+                )
             if not cell_source(cell).lstrip().startswith("#"):
                 problems.append(
                     f"{gid}: the test cell should start with a comment saying what it checks"

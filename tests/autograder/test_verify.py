@@ -45,11 +45,11 @@ def test_leak_scan_catches_hidden_test_lines_in_outputs(demo, tmp_path):
     leaked = json.loads(json.dumps(stub))
     cell = leaked["cells"][4]
     cell["outputs"] = [
-        {"output_type": "stream", "name": "stdout", "text": ["sample_values = [1.0, 2.0, 4.5]\n"]}
+        {"output_type": "stream", "name": "stdout", "text": ["_MEAN_SAMPLES = {0: [1.0, 2.0, 4.5], 1: [3.0, -1.0, 0.5, 8.0]}\n"]}
     ]
     (tmp_path / "01-demo.ipynb").write_text(json.dumps(leaked))
     check = leak_scan(course, tmp_path)
-    assert not check.ok and "sample_values" in check.details[0]
+    assert not check.ok and "_MEAN_SAMPLES" in check.details[0]
 
 
 def test_verify_reports_broken_chapters(tmp_path, capsys):
@@ -60,7 +60,9 @@ def test_verify_reports_broken_chapters(tmp_path, capsys):
     add["source"] = "".join(add["source"]).replace("# CANARY ch01_add\n", "")
     add["source"] = add["source"].replace("return a + b", "return a * b")  # a wrong reference
     add_tests["source"] = "# Checks nothing.\n### BEGIN HIDDEN TESTS\n# CANARY ch01_add_hidden\n"
-    add_tests["source"] += "pass\n### END HIDDEN TESTS\n"
+    add_tests["source"] += "from autograder.checks import hidden_test\n"
+    add_tests["source"] += "hidden_test(lambda seed: None, lambda got, seed: None)\n"
+    add_tests["source"] += "### END HIDDEN TESTS\n"
     nb["cells"][5]["source"] = "### Exercise 2 — mean (4 points)"
     source.write_text(json.dumps(nb, indent=1))
     code = main(["verify", "--course", str(course_dir), "--notebooks", str(notebooks)])
@@ -86,4 +88,22 @@ def test_verify_catches_a_wrong_reference_solution(tmp_path):
     report = verify(course, notebooks)
     failed = [c for c in report.checks if not c.ok]
     assert [c.label for c in failed] == ["02-extra: source scores full marks (0 / 1)"]
-    assert "double(21) should be 42" in failed[0].details[0]
+    assert "double() is wrong (got 63, expected 42)" in failed[0].details[0]
+
+
+def test_verify_requires_hidden_tests_declared_with_hidden_test(tmp_path, capsys):
+    course_dir, notebooks = build_course(tmp_path)
+    source = course_dir / "source" / "02-extra" / "02-extra.ipynb"
+    nb = load(source)
+    nb["cells"][4]["source"] = (
+        "# Checks double in the old style.\n### BEGIN HIDDEN TESTS\n# CANARY ch02_double_hidden\n"
+        "assert double(21) == 42\n### END HIDDEN TESTS\n"
+    )
+    source.write_text(json.dumps(nb, indent=1))
+    release(Course(course_dir), notebooks)
+    code = main(["verify", "--course", str(course_dir), "--notebooks", str(notebooks)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "FAIL 02-extra: structure" in out
+    assert "ch02_double_tests: the hidden tests must call autograder.checks.hidden_test" in out
+    assert "FAIL 02-extra: source scores full marks" in out

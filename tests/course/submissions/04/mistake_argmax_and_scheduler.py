@@ -1,0 +1,26 @@
+# Corpus: argmax over the flattened scores (no dim); the scheduler state left out of the checkpoint.
+# %% ch04_evaluate points=0 feedback="argmax"
+def evaluate(model, loader, loss_fn, device):
+    was = model.training
+    model.eval()
+    total, correct, count = 0.0, 0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            out = model(x.to(device))
+            total += loss_fn(out, y.to(device)).item() * len(y)
+            correct += (out.argmax() == y.to(device)).sum().item()
+            count += len(y)
+    model.train(was)
+    return {"loss": total / count, "accuracy": correct / count}
+# %% ch04_checkpoint points=0 feedback="scheduler"
+def save_checkpoint(path, model, optimizer, scheduler, epoch):
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "epoch": epoch, "rng": torch.get_rng_state()}, path)
+
+
+def load_checkpoint(path, model, optimizer, scheduler):
+    ckpt = torch.load(path, weights_only=True)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    torch.set_rng_state(ckpt["rng"])
+    return ckpt["epoch"]
