@@ -20,26 +20,55 @@ examples:
 """
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 ok, 1 a check failed, 2 bad usage)."""
-    skip_slow_imports()
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 2
-    from autograder.course import Course, CourseError, default_course_root
+class UsageError(Exception):
+    """Bad command-line input: reported on one line, exit status 2."""
 
-    course = Course(Path(args.course) if args.course else default_course_root())
-    notebooks = Path(args.notebooks) if args.notebooks else course.root.parent / "notebooks"
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line naming the problem and where help is."""
+
+    def error(self, message):
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 1 a check failed, 2 bad usage).
+
+    Bad input never ends in a traceback: it is one line on stderr and a non-zero status. Set
+    ``AUTOGRADER_DEBUG=1`` to see the traceback of an unexpected error.
+    """
+    skip_slow_imports()
+    from autograder.course import CourseError
+
     try:
+        parser = _parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        from autograder.course import Course, default_course_root
+
+        course = Course(Path(args.course) if args.course else default_course_root())
+        notebooks = Path(args.notebooks) if args.notebooks else course.root.parent / "notebooks"
         return args.run(args, course, notebooks)
+    except UsageError as exc:
+        print(f"autograder: error: {exc}", file=sys.stderr)
+        return 2
     except CourseError as exc:
         print(f"autograder: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("autograder: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        if os.environ.get("AUTOGRADER_DEBUG"):
+            raise
+        print(
+            f"autograder: unexpected error: {type(exc).__name__}: {exc} "
+            "(set AUTOGRADER_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return 3
 
 
 def _release(args, course, notebooks) -> int:
@@ -67,13 +96,16 @@ def _grade(args, course, notebooks) -> int:
     from autograder.pool import grade_paths
 
     if args.jobs is not None and args.jobs < 1:
-        raise SystemExit("autograder grade: --jobs must be at least 1")
+        raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
     if args.timeout <= 0:
-        raise SystemExit("autograder grade: --timeout must be positive seconds")
-    if args.json_file and args.json_file.endswith(".ipynb"):
-        raise SystemExit(
-            f"autograder grade: --json-file {args.json_file} would overwrite a notebook"
+        raise UsageError(f"--timeout must be positive seconds, got {args.timeout:g}")
+    if args.submission_timeout is not None and args.submission_timeout <= 0:
+        raise UsageError(
+            f"--submission-timeout must be positive seconds, got {args.submission_timeout:g}"
         )
+    paths = _expand(args.paths)
+    json_file = _output_file(args.json_file) if args.json_file else None
+    feedback = _output_dir(args.feedback) if args.feedback else None
     to_stdout = args.json
 
     def show(result):
@@ -81,30 +113,103 @@ def _grade(args, course, notebooks) -> int:
             print(result, flush=True)
             print(flush=True)
 
+    serial = args.jobs == 1 or len(paths) == 1
     results = grade_paths(
-        args.paths,
+        paths,
         course,
         jobs=args.jobs,
         chapter=args.chapter,
         timeout=args.timeout,
         fast=not args.no_fast,
         submission_timeout=args.submission_timeout,
-        on_result=show if (args.jobs == 1 or len(args.paths) == 1) else None,
+        on_result=show if serial else None,
     )
-    if not to_stdout and not (args.jobs == 1 or len(args.paths) == 1):
+    if not to_stdout and not serial:
         for result in results:
             show(result)
     data = json.dumps({"submissions": [r.to_dict() for r in results]}, indent=1)
     if to_stdout:
         print(data)
-    if args.json_file:
-        Path(args.json_file).write_text(data + "\n", encoding="utf-8")
-    if args.feedback:
-        _write_feedback(Path(args.feedback), results, feedback_html)
+    status = 0
+    if json_file is not None:
+        status |= _save(json_file, data + "\n")
+    if feedback is not None:
+        try:
+            _write_feedback(feedback, results, feedback_html)
+        except OSError as exc:
+            print(f"autograder: could not write the feedback pages: {exc}", file=sys.stderr)
+            status |= 1
     graded = sum(r.graded for r in results)
     if len(results) > 1 and not to_stdout:
         print(f"graded {graded} of {len(results)} notebooks")
-    return 0 if graded == len(results) else 1
+    return 1 if status or graded != len(results) else 0
+
+
+def _expand(paths: list[str]) -> list[str]:
+    """Files as given; a folder stands for the notebooks under it (checkpoints left out)."""
+    found = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            inside = sorted(
+                p
+                for p in path.rglob("*.ipynb")
+                if not {".ipynb_checkpoints", "backup"} & set(p.relative_to(path).parts)
+            )
+            if not inside:
+                raise UsageError(f"{name} is a folder with no .ipynb notebooks in it")
+            found += [str(p) for p in inside]
+        else:
+            found.append(name)
+    return found
+
+
+def _output_file(name: str) -> Path:
+    """A writable place for the JSON results, checked (and its folder made) before grading."""
+    path = Path(name)
+    if path.suffix == ".ipynb":
+        raise UsageError(f"--json-file {name} would overwrite a notebook")
+    if path.is_dir():
+        raise UsageError(f"--json-file {name} is a folder; give a file name such as marks.json")
+    _make_folder(path.parent, f"--json-file {name}")
+    if path.exists() and not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
+        raise UsageError(f"--json-file {name} is not writable")
+    return path
+
+
+def _output_dir(name: str) -> Path:
+    path = Path(name)
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--feedback {name} is a file; give a folder for the feedback pages")
+    _make_folder(path, f"--feedback {name}")
+    if not os.access(path, os.W_OK):
+        raise UsageError(f"--feedback {name} is not writable")
+    return path
+
+
+def _make_folder(path: Path, what: str) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{what}: cannot create the folder {path} ({exc.strerror})") from None
+
+
+def _save(path: Path, text: str) -> int:
+    """Write the results; if that fails, keep them in a temporary file and say where."""
+    try:
+        path.write_text(text, encoding="utf-8")
+        return 0
+    except OSError as exc:
+        import tempfile
+
+        fd, spare = tempfile.mkstemp(prefix="autograder-results-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        print(
+            f"autograder: could not write {path} ({exc.strerror}); the results are in {spare}",
+            file=sys.stderr,
+        )
+        return 1
 
 
 def _write_feedback(folder: Path, results, render) -> None:
@@ -139,13 +244,15 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--notebooks", metavar="DIR", help="learner notebooks folder (default: next to the course)"
     )
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="autograder",
         description="Release, grade and verify the PyTorch in Practice notebooks.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", metavar="{release,grade,verify}")
+    sub = parser.add_subparsers(
+        dest="command", metavar="{release,grade,verify}", parser_class=_Parser
+    )
     parser.set_defaults(command=None)
 
     rel = sub.add_parser("release", parents=[common], help="regenerate notebooks/ with nbgrader")
@@ -159,7 +266,9 @@ def _parser() -> argparse.ArgumentParser:
     grade = sub.add_parser(
         "grade", parents=[common], help="grade learner notebooks with the hidden tests"
     )
-    grade.add_argument("paths", nargs="+", metavar="PATH", help="submitted .ipynb files")
+    grade.add_argument(
+        "paths", nargs="+", metavar="PATH", help="submitted .ipynb files, or folders of them"
+    )
     grade.add_argument(
         "--json", action="store_true", help="print the results as JSON instead of tables"
     )

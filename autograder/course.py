@@ -189,6 +189,8 @@ def read_json_notebook(path: Path) -> dict:
         raise CourseError(f"{path}: no such file") from None
     except UnicodeDecodeError as exc:
         raise CourseError(f"{path}: not a text file ({exc.reason}); expected an .ipynb") from None
+    if not text.strip():
+        raise CourseError(f"{path}: the file is empty; save the notebook again from JupyterLab")
     try:
         nb = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -196,6 +198,11 @@ def read_json_notebook(path: Path) -> dict:
             f"{path}: not valid notebook JSON ({exc.msg} at line {exc.lineno} column "
             f"{exc.colno}); the file is damaged: download or save it again from JupyterLab"
         ) from None
+    if isinstance(nb, dict) and isinstance(nb.get("nbformat"), int) and nb["nbformat"] < 4:
+        raise CourseError(
+            f"{path}: an old notebook format ({nb['nbformat']}); upgrade it with `jupyter "
+            f"nbconvert --to notebook --nbformat 4 --output upgraded.ipynb {path}` and grade that"
+        )
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise CourseError(f"{path}: valid JSON but not a notebook (no list of cells)")
     if nb.get("nbformat") != 4:

@@ -45,7 +45,11 @@ def test_leak_scan_catches_hidden_test_lines_in_outputs(demo, tmp_path):
     leaked = json.loads(json.dumps(stub))
     cell = leaked["cells"][4]
     cell["outputs"] = [
-        {"output_type": "stream", "name": "stdout", "text": ["_MEAN_SAMPLES = {0: [1.0, 2.0, 4.5], 1: [3.0, -1.0, 0.5, 8.0]}\n"]}
+        {
+            "output_type": "stream",
+            "name": "stdout",
+            "text": ["_MEAN_SAMPLES = {0: [1.0, 2.0, 4.5], 1: [3.0, -1.0, 0.5, 8.0]}\n"],
+        }
     ]
     (tmp_path / "01-demo.ipynb").write_text(json.dumps(leaked))
     check = leak_scan(course, tmp_path)
