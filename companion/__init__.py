@@ -64,6 +64,10 @@ _LAZY = {
     "InferenceBenchmark": "inference",
     "quantize_onnx": "inference",
     "benchmark_inference": "inference",
+    "ResidualBlock": "blocks",
+    "NotebookSetup": "notebook",
+    "setup_notebook": "notebook",
+    "yours_or_reference": "notebook",
 }
 _SUBMODULES = {
     "data",
@@ -78,6 +82,8 @@ _SUBMODULES = {
     "smoke",
     "export",
     "inference",
+    "blocks",
+    "notebook",
 }
 
 __all__ = [

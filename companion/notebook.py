@@ -1,0 +1,137 @@
+"""Notebook helpers: one setup call at the top of a chapter, and your function or the reference.
+
+``setup_notebook`` does what every chapter's first cell needs (seeds, device, CPU threads, fast
+mode) and reports it on one line. ``yours_or_reference`` lets later cells use the function a
+learner wrote in an exercise, and the companion's while the exercise is still a stub.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+
+import torch
+
+from companion.device import pick_device
+from companion.rng import seed_everything
+
+__all__ = ["NotebookSetup", "setup_notebook", "yours_or_reference"]
+
+# The course's models are small: a matmul of a few thousand multiply-adds is over before extra
+# threads are woken, and on a busy machine threads wait for each other. Measured on the 2-core
+# course machine with chapter 4 (benchmarks/course.py): see setup_notebook's docstring.
+_SMALL_MODEL_THREADS = 1
+
+
+@dataclass(frozen=True)
+class NotebookSetup:
+    """What :func:`setup_notebook` set up.
+
+    Attributes:
+        seed: the seed every generator got. device: where the chapter computes.
+        threads: CPU threads PyTorch uses. fast: ``COURSE_FAST=1`` is set (the course's own
+            tests and grading shrink the demonstrations).
+    """
+
+    seed: int
+    device: torch.device
+    threads: int
+    fast: bool
+
+    def __str__(self) -> str:
+        return (
+            f"torch {torch.__version__} | device: {self.device} | CPU threads: {self.threads} "
+            f"| fast mode: {self.fast}"
+        )
+
+
+def setup_notebook(
+    seed: int = 0, *, device: str | torch.device = "auto", threads: int | str = "auto"
+) -> NotebookSetup:
+    """Seed every generator, pick the device, size PyTorch's CPU threads, read the fast mode.
+
+    ``threads="auto"`` uses ``COURSE_THREADS`` when set, else one thread: the course's models are
+    so small that more threads cost more in hand-offs than they save, and on a machine doing
+    other work they wait for each other. Chapter 4 on a 2-core machine took 93-181 s with
+    PyTorch's default threads while another process was busy, and 40 s with one.
+
+    Args:
+        seed: passed to :func:`companion.seed_everything`.
+        device: passed to :func:`companion.pick_device` (``"auto"``: CUDA, then MPS, then CPU).
+        threads: a positive int, or ``"auto"``.
+
+    Returns:
+        A :class:`NotebookSetup`; print it for the one-line summary.
+
+    Raises:
+        TypeError, ValueError: for a bad ``threads`` (or ``seed``/``device``, from the helpers).
+
+    Example:
+        >>> setup = setup_notebook(0, device="cpu", threads=1)
+        >>> setup.device, setup.threads
+        (device(type='cpu'), 1)
+    """
+    if threads == "auto":
+        threads = _env_threads() or _SMALL_MODEL_THREADS
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise TypeError(f"threads must be a positive int or 'auto', got {threads!r}")
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    seed_everything(seed)
+    chosen = pick_device(device)
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    return NotebookSetup(seed, chosen, threads, os.environ.get("COURSE_FAST") == "1")
+
+
+def _env_threads() -> int | None:
+    value = os.environ.get("COURSE_THREADS", "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"COURSE_THREADS must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def yours_or_reference(yours, reference):
+    """Call ``yours``; while it still raises ``NotImplementedError`` (a stub), call ``reference``.
+
+    The first fallback prints a one-line notice, so it is clear which code ran. Both must accept
+    the same arguments (pass options by keyword when their signatures differ in that).
+
+    Args:
+        yours: the function or class a learner wrote in an exercise.
+        reference: the companion's version.
+
+    Returns:
+        A callable with ``yours``'s name.
+
+    Example:
+        >>> def double(x):
+        ...     raise NotImplementedError()
+        >>> f = yours_or_reference(double, lambda x: 2 * x)
+        >>> f(4)
+        note: double is not written yet (it raises NotImplementedError): using the companion's version
+        8
+    """
+    if not callable(yours) or not callable(reference):
+        raise TypeError("yours_or_reference(yours, reference): both must be callable")
+    name = getattr(yours, "__name__", repr(yours))
+    noticed = False
+
+    @functools.wraps(yours)
+    def call(*args, **kwargs):
+        nonlocal noticed
+        try:
+            return yours(*args, **kwargs)
+        except NotImplementedError:
+            if not noticed:
+                noticed = True
+                print(
+                    f"note: {name} is not written yet (it raises NotImplementedError): using "
+                    "the companion's version"
+                )
+            return reference(*args, **kwargs)
+
+    return call

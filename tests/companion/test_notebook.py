@@ -1,0 +1,102 @@
+"""companion.notebook: the chapters' setup call and yours_or_reference."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import companion
+from companion.notebook import setup_notebook, yours_or_reference
+
+
+@pytest.fixture
+def restore_threads():
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_setup_seeds_picks_the_device_and_sets_threads(monkeypatch, restore_threads):
+    monkeypatch.delenv("COURSE_THREADS", raising=False)
+    monkeypatch.setenv("COURSE_FAST", "1")
+    setup = setup_notebook(3, device="cpu")
+    first = torch.rand(2)
+    assert setup.threads == 1 == torch.get_num_threads()
+    assert setup.fast and setup.device == torch.device("cpu") and setup.seed == 3
+    setup_notebook(3, device="cpu")
+    assert torch.equal(first, torch.rand(2)), "the seed was not applied"
+    assert "CPU threads: 1" in str(setup) and "fast mode: True" in str(setup)
+
+
+def test_course_threads_overrides_auto(monkeypatch, restore_threads):
+    monkeypatch.setenv("COURSE_THREADS", "2")
+    monkeypatch.delenv("COURSE_FAST", raising=False)
+    setup = setup_notebook(0, device="cpu")
+    assert setup.threads == 2 == torch.get_num_threads() and not setup.fast
+    assert setup_notebook(0, device="cpu", threads=1).threads == 1
+
+
+@pytest.mark.parametrize(
+    ("env", "threads", "error", "words"),
+    [
+        ("", 0, ValueError, "at least 1"),
+        ("", "4", TypeError, "positive int or 'auto'"),
+        ("", True, TypeError, "positive int or 'auto'"),
+        ("many", "auto", ValueError, "COURSE_THREADS must be a positive integer, got 'many'"),
+    ],
+)
+def test_bad_threads_are_named(monkeypatch, env, threads, error, words):
+    monkeypatch.setenv("COURSE_THREADS", env)
+    with pytest.raises(error, match=words):
+        setup_notebook(0, device="cpu", threads=threads)
+
+
+def test_yours_or_reference_falls_back_only_for_a_stub(capsys):
+    def stub(x, *, scale=1):
+        raise NotImplementedError()
+
+    def written(x, *, scale=1):
+        return x * scale + 1
+
+    reference = lambda x, *, scale=1: x * scale  # noqa: E731
+    use = yours_or_reference(stub, reference)
+    assert use(2, scale=3) == 6 and use(1) == 1
+    out = capsys.readouterr().out
+    assert out.count("stub is not written yet") == 1, "one notice, not one per call"
+    assert yours_or_reference(written, reference)(2, scale=3) == 7
+    assert capsys.readouterr().out == ""
+    assert use.__name__ == "stub"
+
+
+def test_yours_or_reference_keeps_other_errors_and_works_for_classes():
+    def broken(x):
+        raise ValueError("my bug")
+
+    with pytest.raises(ValueError, match="my bug"):
+        yours_or_reference(broken, abs)(1)
+
+    class Stub(torch.nn.Module):
+        def __init__(self, channels):
+            super().__init__()
+            raise NotImplementedError()
+
+    block = yours_or_reference(Stub, companion.ResidualBlock)(4)
+    assert isinstance(block, companion.ResidualBlock)
+    with pytest.raises(TypeError, match="both must be callable"):
+        yours_or_reference(None, abs)
+
+
+def test_residual_block_keeps_shape_and_adds_its_input():
+    block = companion.ResidualBlock(3)
+    x = torch.randn(2, 3, 5, 7)
+    assert block(x).shape == x.shape
+    assert [n for n, _ in block.named_children()] == ["conv1", "bn1", "conv2", "bn2"]
+    assert all(m.bias is None for m in (block.conv1, block.conv2))
+    block = companion.ResidualBlock(3)  # fresh running statistics: bn2(0) == 0 in eval mode
+    with torch.no_grad():
+        block.conv1.weight.zero_()
+        block.conv2.weight.zero_()
+    block.eval()
+    torch.testing.assert_close(block(x), torch.relu(x))  # f(x) == 0: only the skip is left
+    with pytest.raises(ValueError, match="channels must be a positive int, got 0"):
+        companion.ResidualBlock(0)
