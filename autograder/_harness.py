@@ -114,7 +114,6 @@ def install(payload_path: str) -> None:
         tensor=_snapshot_tensor(modules.get("torch")),
         shell=_snapshot_shell(shell),
         sys=_snapshot_sys(),
-        threads={thread.ident for thread in threading.enumerate()},
         exec=builtins.exec,
         compile=builtins.compile,
         BaseException=BaseException,
@@ -151,6 +150,7 @@ def run_test(grade_id: str, visible: str, hidden: str, base: str) -> None:
         "threads": [],
     }
     report["flags"] = reset()
+    threads_before = {thread.ident for thread in threading.enumerate()}
     namespace = _test_namespace()
     try:
         state["exec"](state["compile"](visible, f"<tests {grade_id}>", "exec"), namespace)
@@ -181,8 +181,8 @@ def run_test(grade_id: str, visible: str, hidden: str, base: str) -> None:
     calls = state["checks"]._REFERENCE_CALLS
     report["flags"] += [f"the code called the companion's reference ({name})" for name in calls]
     calls.clear()
-    report["threads"] = sorted(
-        t.name for t in threading.enumerate() if t.ident not in state["threads"] and t.is_alive()
+    report["threads"] = sorted(  # started by the tests' calls and still running
+        t.name for t in threading.enumerate() if t.ident not in threads_before and t.is_alive()
     )[:5]
     from autograder.transport import dump
 

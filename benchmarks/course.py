@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.chapter:
         chapters = [course.chapter(key) for key in args.chapter]
     settings = [None] if not args.threads else args.threads
-    base = {"MPLBACKEND": "Agg", "COURSE_FAST": "1" if args.quick else "0"}
+    base = {"COURSE_FAST": "1" if args.quick else "0"}  # the inline backend, as in JupyterLab
     print(f"cores: {os.cpu_count()}, load: {args.load} busy processes, fast mode: {args.quick}")
     header = f"{'chapter':24s} {'threads':>7s} {'quiet s':>8s} {'loaded s':>9s} {'figures':>7s}"
     print(header + f" {'exercises':>9s} {'points':>6s}  budget")

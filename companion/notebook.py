@@ -94,7 +94,7 @@ def _env_threads() -> int | None:
     return int(value)
 
 
-def yours_or_reference(yours, reference):
+def yours_or_reference(yours, reference, *, name: str | None = None):
     """Call ``yours``; while it still raises ``NotImplementedError`` (a stub), call ``reference``.
 
     The first fallback prints a one-line notice, so it is clear which code ran. Both must accept
@@ -103,6 +103,7 @@ def yours_or_reference(yours, reference):
     Args:
         yours: the function or class a learner wrote in an exercise.
         reference: the companion's version.
+        name: what the notice calls ``yours`` (default: its ``__name__``).
 
     Returns:
         A callable with ``yours``'s name.
@@ -117,7 +118,7 @@ def yours_or_reference(yours, reference):
     """
     if not callable(yours) or not callable(reference):
         raise TypeError("yours_or_reference(yours, reference): both must be callable")
-    name = getattr(yours, "__name__", repr(yours))
+    name = name or getattr(yours, "__name__", repr(yours))
     noticed = False
 
     @functools.wraps(yours)

@@ -33,7 +33,7 @@ FULL_BUDGET_S = 90  # a whole notebook without COURSE_FAST, on a 2-core CPU
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 POINTS_IN_HEADING = re.compile(r"\((\d+(?:\.\d+)?) points?\)")
-SETUP_MARKERS = ("import companion", "seed_everything(", "pick_device(", "COURSE_FAST")
+SETUP_MARKERS = ("import companion", "companion.setup_notebook(", "print(setup)")
 
 pytestmark = pytest.mark.skipif(not NOTEBOOKS, reason="no source notebooks under course/source")
 

@@ -1,6 +1,6 @@
 # Corpus: the next epoch returned instead of the saved one; NumPy's generator state saved too
 # (another file); cloned tensors returned by the prefix stripper.
-# %% ch04_checkpoint points=0 feedback="returned 3"
+# %% ch04_checkpoint points=0 feedback="returned 2 for a checkpoint saved with epoch=1"
 def save_checkpoint(path, model, optimizer, scheduler, epoch):
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                 "scheduler": scheduler.state_dict(), "epoch": epoch,
@@ -14,7 +14,7 @@ def load_checkpoint(path, model, optimizer, scheduler):
     scheduler.load_state_dict(ckpt["scheduler"])
     torch.set_rng_state(ckpt["rng"])
     return ckpt["epoch"] + 1
-# %% ch04_strip_module_prefix points=0 feedback="same tensors"
+# %% ch04_strip_module_prefix points=0 feedback="the very same tensor"
 def strip_module_prefix(state_dict):
     out = {}
     for key, value in state_dict.items():

@@ -13,7 +13,7 @@ def load_checkpoint(path, model, optimizer, scheduler):
     scheduler.load_state_dict(ckpt["scheduler"].state_dict())
     torch.set_rng_state(ckpt["rng"])
     return ckpt["epoch"]
-# %% ch04_strip_module_prefix points=0 feedback="repeat until"
+# %% ch04_strip_module_prefix points=0 feedback="should become 'fc.weight', got ['module.fc.weight']"
 def strip_module_prefix(state_dict):
     out = {}
     for key, value in state_dict.items():

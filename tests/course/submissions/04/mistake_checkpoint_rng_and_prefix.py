@@ -11,7 +11,7 @@ def load_checkpoint(path, model, optimizer, scheduler):
     optimizer.load_state_dict(ckpt["optimizer"])
     scheduler.load_state_dict(ckpt["scheduler"])
     return ckpt["epoch"]
-# %% ch04_strip_module_prefix points=0 feedback="remove torch.compile's"
+# %% ch04_strip_module_prefix points=0 feedback="got ['_orig_mod.fc.weight']"
 def strip_module_prefix(state_dict):
     out = {}
     for key, value in state_dict.items():

@@ -1,5 +1,5 @@
 # Corpus: evaluate leaves the model in eval mode; accuracy as a percentage is another file's.
-# %% ch04_evaluate points=0 feedback="left in eval mode"
+# %% ch04_evaluate points=0 feedback="was left in eval mode"
 def evaluate(model, loader, loss_fn, device):
     model.eval()
     total, correct, count = 0.0, 0, 0
@@ -10,6 +10,6 @@ def evaluate(model, loader, loss_fn, device):
             correct += (out.argmax(1) == y.to(device)).sum().item()
             count += len(y)
     return {"loss": total / count, "accuracy": correct / count}
-# %% ch04_strip_module_prefix points=0 feedback="lstrip"
+# %% ch04_strip_module_prefix points=0 feedback="got ['ule.fc.weight']"
 def strip_module_prefix(state_dict):
     return {k.lstrip("module.").lstrip("_orig_mod."): v for k, v in state_dict.items()}

@@ -13,6 +13,6 @@ class ResidualBlock(nn.Module):
     def forward(self, x):
         conv1, bn1, conv2, bn2 = self.layers
         return F.relu(x + bn2(conv2(F.relu(bn1(conv1(x))))))
-# %% ch04_strip_module_prefix points=0 feedback="str.replace"
+# %% ch04_strip_module_prefix points=0 feedback="got ['encoder.weight']"
 def strip_module_prefix(state_dict):
     return {k.replace("module.", "").replace("_orig_mod.", ""): v for k, v in state_dict.items()}
