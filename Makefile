@@ -46,6 +46,7 @@ bench: setup
 	$(BIN)/python benchmarks/data_loading.py
 	$(BIN)/python benchmarks/inference.py
 	$(BIN)/python benchmarks/grading.py
+	$(BIN)/python benchmarks/course.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache
