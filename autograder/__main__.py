@@ -16,6 +16,7 @@ examples:
   python -m autograder release --check    exit 1 if notebooks/ is out of date
   python -m autograder grade notebooks/04-training-loop.ipynb
   python -m autograder grade submissions/*/04-training-loop.ipynb --jobs 4 --json-file marks.json
+  python -m autograder grade submissions/ --feedback feedback/   every notebook under a folder
   python -m autograder verify             what `make test` runs after pytest
 """
 
@@ -106,6 +107,21 @@ def _grade(args, course, notebooks) -> int:
     paths = _expand(args.paths)
     json_file = _output_file(args.json_file) if args.json_file else None
     feedback = _output_dir(args.feedback) if args.feedback else None
+    from autograder.sandbox import SandboxUnavailable, resolve
+
+    try:
+        from autograder.sandbox import Limits
+
+        if args.memory <= 0 or args.processes < 8:
+            raise UsageError(
+                f"--memory must be positive GiB and --processes at least 8, got "
+                f"{args.memory:g} and {args.processes}"
+            )
+        limits = Limits(memory_bytes=int(args.memory * 2**30), processes=args.processes)
+        isolation = resolve("none" if args.no_sandbox else "sandbox", limits)
+    except SandboxUnavailable as exc:
+        raise UsageError(f"cannot grade in a sandbox: {exc}") from None
+    print(isolation.describe(), file=sys.stderr, flush=True)
     to_stdout = args.json
 
     def show(result):
@@ -123,6 +139,7 @@ def _grade(args, course, notebooks) -> int:
         fast=not args.no_fast,
         submission_timeout=args.submission_timeout,
         on_result=show if serial else None,
+        isolation=isolation,
     )
     if not to_stdout and not serial:
         for result in results:
@@ -228,10 +245,13 @@ def _write_feedback(folder: Path, results, render) -> None:
 
 
 def _verify(args, course, notebooks) -> int:
+    from autograder.sandbox import resolve
     from autograder.verify import verify
 
+    isolation = resolve("auto")
     print(f"verifying {course.root} and {notebooks} ...", flush=True)
-    report = verify(course, notebooks, jobs=args.jobs, timeout=args.timeout)
+    print(isolation.describe(), flush=True)
+    report = verify(course, notebooks, jobs=args.jobs, timeout=args.timeout, isolation=isolation)
     print(report)
     return 0 if report.passed else 1
 
@@ -290,6 +310,18 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--chapter", help="require this chapter (name or number), e.g. 04")
     grade.add_argument(
         "--no-fast", action="store_true", help="do not set COURSE_FAST=1 in the kernel"
+    )
+    grade.add_argument(
+        "--memory", type=float, default=4.0, metavar="GIB", help="sandbox memory limit (default 4)"
+    )
+    grade.add_argument(
+        "--processes", type=int, default=256, metavar="N", help="sandbox process limit (256)"
+    )
+    grade.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run learner code unconfined, as you (default: a bubblewrap sandbox with no "
+        "course files, no home folder, no network, and memory and process limits)",
     )
     grade.set_defaults(run=_grade)
 

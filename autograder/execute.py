@@ -18,17 +18,18 @@ import asyncio
 import json
 import os
 import secrets
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.sandbox import Isolation, kernel_command, release_cgroup
 from autograder.transport import TransportError, load
 
 __all__ = ["Step", "StepOutcome", "run_steps", "GradingError"]
 
 _TIMEOUT_ENAME = "CellTimeout"
 _INTERRUPT_GRACE_S = 5.0
+OUTPUT_LIMIT_BYTES = 8 * 2**20  # what one cell may print before it is stopped
 
 
 class GradingError(RuntimeError):
@@ -87,6 +88,8 @@ async def run_steps(
     *,
     protect: list[str],
     references: tuple[str, ...] = ("companion",),
+    isolation: Isolation | None = None,
+    course_root: Path | None = None,
     timeout: float,
     env: dict[str, str] | None = None,
     max_restarts: int = 3,
@@ -100,6 +103,8 @@ async def run_steps(
             kernel only when that test step runs.
         protect: modules whose attributes the harness restores before each test.
         references: packages whose code the harness keeps out of the learner's reach.
+        isolation: how kernels are confined (see :mod:`autograder.sandbox`); None: unconfined.
+        course_root: the course folder, which a confined kernel must not see.
         timeout: seconds each step may run.
         env: extra environment variables for the kernel.
         max_restarts: kernel restarts allowed before the remaining steps are given up.
@@ -121,6 +126,8 @@ async def run_steps(
             session = _Session(
                 work, tests, (protect, references), timeout, env or {}, startup_timeout
             )
+            session.isolation = isolation or Isolation("none")
+            session.course_root = course_root
             try:
                 await session.start()
                 broken = False
@@ -167,16 +174,28 @@ class _Session:
         self.client = None
         self.alive = False
         self._log = None
+        self._cgroup = None
+        self.isolation = Isolation("none")
+        self.course_root = None
 
     async def start(self) -> None:
         import nbformat
         from jupyter_client.manager import AsyncKernelManager
-        from nbclient import NotebookClient
 
         cwd = self.work / "cwd"
-        cwd.mkdir(exist_ok=True)
-        km = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=_spec_manager())
-        self.client = NotebookClient(
+        ipc = self.work / "ipc"
+        for folder in (cwd, ipc):
+            folder.mkdir(exist_ok=True)
+        argv, self._cgroup = kernel_command(self.isolation, self.work, self.env, self.course_root)
+        confined = self.isolation.confined
+        km = AsyncKernelManager(
+            kernel_name="python3", kernel_spec_manager=_spec_manager(argv, confined)
+        )
+        if confined:  # the sandbox has no network: kernel and grader talk over Unix sockets
+            km.transport = "ipc"
+            km.ip = str(ipc / "k")
+            km.connection_file = str(ipc / f"kernel-{secrets.token_hex(4)}.json")
+        self.client = _LimitedClient(
             nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")]),
             km=km,
             timeout=int(max(1, round(self.timeout))),
@@ -199,7 +218,7 @@ class _Session:
         except Exception as exc:
             raise GradingError(f"could not start a Python kernel: {exc}") from exc
         self.alive = True
-        payload = self.work / f"payload-{secrets.token_hex(8)}.json"
+        payload = self.work / "ipc" / f"payload-{secrets.token_hex(8)}.json"
         protect, references = self.protect
         payload.write_text(json.dumps({"protect": protect, "references": list(references)}))
         code = f"__import__('autograder._harness', fromlist=['_']).install({str(payload)!r})"
@@ -217,7 +236,7 @@ class _Session:
 
     async def _run_test(self, step: Step) -> StepOutcome:
         visible, hidden = self.tests[step.source]
-        base = str(self.work / f"results-{secrets.token_hex(16)}")
+        base = str(self.work / "ipc" / f"results-{secrets.token_hex(16)}")
         code = (
             "__import__('autograder._harness', fromlist=['_']).run_test("
             f"{step.source!r}, {visible!r}, {hidden!r}, {base!r})"
@@ -261,6 +280,7 @@ class _Session:
         cell = nbformat.v4.new_code_cell(code)
         replies: list[dict] = []
         client.on_cell_executed = lambda **kw: replies.append(kw.get("execute_reply") or {})
+        client.output_bytes, client.output_stopped = 0, False
         try:
             await client.async_execute_cell(cell, 0, store_history=store_history)
         except DeadKernelError:
@@ -271,6 +291,16 @@ class _Session:
         content = (replies[-1] if replies else {}).get("content", {})
         if content.get("ename") == _TIMEOUT_ENAME:
             return await self._after_timeout()
+        if client.output_stopped:
+            await self._drain()
+            return StepOutcome(
+                "error",
+                ename="OutputLimit",
+                evalue=(
+                    f"the cell printed more than {OUTPUT_LIMIT_BYTES // 2**20} MB and was stopped: "
+                    "print a summary, not every value inside a loop"
+                ),
+            )
         stdout = "".join(
             o.get("text", "")
             for o in cell.outputs
@@ -337,19 +367,52 @@ class _Session:
         if self._log is not None:
             self._log.close()
             self._log = None
+        release_cgroup(self._cgroup)
+        self._cgroup = None
 
 
-def _spec_manager():
-    """A kernel spec manager whose ``python3`` is always this interpreter (the venv's)."""
+def _spec_manager(argv: list[str], confined: bool = False):
+    """A kernel spec manager whose ``python3`` is this interpreter (the venv's), run by ``argv``."""
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 
     class _ThisPython(KernelSpecManager):
         def get_kernel_spec(self, kernel_name):
             return KernelSpec(
-                argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                argv=list(argv),
                 display_name="Python 3 (autograder)",
                 language="python",
                 resource_dir="",
+                # signals do not cross the sandbox's process namespace reliably; messages do
+                interrupt_mode="message" if confined else "signal",
             )
 
     return _ThisPython()
+
+
+def _limited_client_class():
+    from nbclient import NotebookClient
+
+    class LimitedClient(NotebookClient):
+        """nbclient, but a cell that prints too much is stopped instead of filling memory."""
+
+        output_bytes = 0
+        output_stopped = False
+
+        def output(self, outs, msg, display_id, cell_index):
+            content = msg.get("content", {})
+            size = len(str(content.get("text", ""))) + sum(
+                len(str(v)) for v in content.get("data", {}).values()
+            )
+            self.output_bytes += size
+            if self.output_bytes > OUTPUT_LIMIT_BYTES:
+                if not self.output_stopped:
+                    self.output_stopped = True
+                    asyncio.ensure_future(self.km.interrupt_kernel())
+                return None
+            return super().output(outs, msg, display_id, cell_index)
+
+    return LimitedClient
+
+
+def _LimitedClient(*args, **kwargs):  # noqa: N802 (a class, made on first use)
+    return _limited_client_class()(*args, **kwargs)

@@ -39,6 +39,7 @@ from autograder.course import (
 )
 from autograder.execute import GradingError, Step, run_steps
 from autograder.judge import judge
+from autograder.sandbox import Isolation, resolve
 
 __all__ = ["ExerciseResult", "GradeResult", "grade_notebook", "feedback_html"]
 
@@ -238,6 +239,7 @@ def grade_notebook(
     fast: bool = True,
     threads: int | None = None,
     max_restarts: int = 3,
+    isolation: Isolation | str = "auto",
 ) -> GradeResult:
     """Grade one learner notebook.
 
@@ -249,6 +251,8 @@ def grade_notebook(
         fast: set ``COURSE_FAST=1`` in the kernel, so chapters shrink their demonstration loops.
         threads: limit the kernel's math libraries to this many threads (parallel grading).
         max_restarts: kernel restarts (after a crash or hang) allowed before giving up the rest.
+        isolation: an :class:`autograder.sandbox.Isolation`, or ``"sandbox"`` (required),
+            ``"none"`` (unconfined) or ``"auto"`` (the sandbox where it works).
 
     Returns:
         A :class:`GradeResult`; a broken submission gives one with ``error`` set, it does not raise.
@@ -259,6 +263,8 @@ def grade_notebook(
     """
     start = time.perf_counter()
     result = GradeResult(path=str(path))
+    if isinstance(isolation, str):
+        isolation = resolve(isolation)
     try:
         submission = read_json_notebook(Path(path))
         found = course.chapter_of(submission)
@@ -270,7 +276,7 @@ def grade_notebook(
                     "being graded; submit the notebook of that chapter"
                 )
         result.chapter = found.name
-        _run(_grade(submission, found, result, timeout, fast, threads, max_restarts))
+        _run(_grade(submission, found, result, timeout, fast, threads, max_restarts, isolation))
     except (CourseError, GradingError) as exc:
         result.error = str(exc)
         result.exercises = []
@@ -290,7 +296,9 @@ def _run(coroutine):
         return pool.submit(asyncio.run, coroutine).result()
 
 
-async def _grade(submission, chapter: Chapter, result, timeout, fast, threads, max_restarts):
+async def _grade(
+    submission, chapter: Chapter, result, timeout, fast, threads, max_restarts, isolation
+):
     source = chapter.read_source()
     steps, tests, exercises, notes = _plan(source, submission, chapter)
     result.notes.extend(notes)
@@ -308,6 +316,8 @@ async def _grade(submission, chapter: Chapter, result, timeout, fast, threads, m
         timeout=timeout,
         env=env,
         max_restarts=max_restarts,
+        isolation=isolation,
+        course_root=chapter.source.parents[2],
     )
     result.notes.extend(report.notes)
     public = "\n".join(_strip_solutions(cell_source(c)) for c in source["cells"])

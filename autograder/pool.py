@@ -17,6 +17,7 @@ from pathlib import Path
 
 from autograder.course import Course
 from autograder.grade import DEFAULT_TIMEOUT, GradeResult, grade_notebook
+from autograder.sandbox import Isolation, resolve
 
 __all__ = ["default_jobs", "grade_paths", "skip_slow_imports"]
 
@@ -50,6 +51,7 @@ def grade_paths(
     fast: bool = True,
     submission_timeout: float | None = None,
     on_result: Callable[[GradeResult], None] | None = None,
+    isolation: Isolation | str = "auto",
 ) -> list[GradeResult]:
     """Grade submissions, in parallel processes when ``jobs > 1``.
 
@@ -63,12 +65,15 @@ def grade_paths(
         submission_timeout: seconds a worker may spend on one submission before it is killed
             (parallel mode only); None for ``max(600, 20 * timeout)``.
         on_result: called with each result as soon as it is ready (in completion order).
+        isolation: how learner code is confined: an :class:`autograder.sandbox.Isolation`, or
+            ``"sandbox"``, ``"none"`` or ``"auto"`` (see :func:`autograder.sandbox.resolve`).
 
     Returns:
         One :class:`GradeResult` per path, in the order given.
 
     Raises:
         ValueError: if ``jobs`` or a timeout is not positive.
+        SandboxUnavailable: ``isolation="sandbox"`` where the sandbox cannot run.
 
     Example:
         >>> results = grade_paths(["a.ipynb", "b.ipynb"], Course(Path("course")), jobs=2)  # doctest: +SKIP
@@ -79,7 +84,9 @@ def grade_paths(
     if timeout <= 0:
         raise ValueError(f"timeout must be positive seconds, got {timeout!r}")
     paths = [str(p) for p in paths]
-    options = {"chapter": chapter, "timeout": timeout, "fast": fast}
+    if isinstance(isolation, str):
+        isolation = resolve(isolation)
+    options = {"chapter": chapter, "timeout": timeout, "fast": fast, "isolation": isolation}
     if jobs == 1 or len(paths) <= 1:
         results = []
         for path in paths:

@@ -85,6 +85,7 @@ def verify(
     jobs: int | None = None,
     timeout: float = 120.0,
     execute: bool = True,
+    isolation="auto",
 ) -> VerifyReport:
     """Run every check; see the module docstring.
 
@@ -94,6 +95,7 @@ def verify(
         jobs: parallel grading processes (None: one per core, at most two per chapter).
         timeout: seconds each cell may run while grading.
         execute: grade the source and the stub (False: only the static checks, no kernels).
+        isolation: how grading confines the notebooks (see :func:`autograder.sandbox.resolve`).
 
     Returns:
         A :class:`VerifyReport`.
@@ -134,7 +136,9 @@ def verify(
                 paths += [str(chapter.source), str(stub)]
                 roles += [(chapter, "source"), (chapter, "stub")]
             workers = min(jobs or default_jobs(), len(paths)) if paths else 1
-            results = grade_paths(paths, course, jobs=max(1, workers), timeout=timeout)
+            results = grade_paths(
+                paths, course, jobs=max(1, workers), timeout=timeout, isolation=isolation
+            )
             for (chapter, role), result in zip(roles, results, strict=True):
                 report.checks.append(_judge_grading(chapter, role, result))
     report.seconds = time.perf_counter() - start

@@ -1,4 +1,4 @@
-"""Shared test configuration: the `requires_cuda` marker and a headless matplotlib."""
+"""Shared test configuration: the `requires_cuda` and `requires_sandbox` markers, headless plots."""
 
 import os
 
@@ -12,9 +12,13 @@ torch.set_num_threads(1)
 
 
 def pytest_collection_modifyitems(config, items):
-    if torch.cuda.is_available():
-        return
-    skip = pytest.mark.skip(reason="needs a CUDA GPU; none is available here")
+    from autograder.sandbox import problem
+
+    reason = problem()
+    skip_sandbox = pytest.mark.skip(reason=f"needs the grading sandbox: {reason}")
+    skip_cuda = pytest.mark.skip(reason="needs a CUDA GPU; none is available here")
     for item in items:
-        if "requires_cuda" in item.keywords:
-            item.add_marker(skip)
+        if "requires_cuda" in item.keywords and not torch.cuda.is_available():
+            item.add_marker(skip_cuda)
+        if "requires_sandbox" in item.keywords and reason is not None:
+            item.add_marker(skip_sandbox)
