@@ -2,7 +2,8 @@
 
 1. One chapter submission: plain execution (nbclient, same kernel environment) against
    ``autograder`` grading of the same notebook (a fresh kernel, restored hidden tests, per-test
-   harness). Runs are interleaved and the medians reported. Target: grading adds at most 3 s.
+   harness, the reference computed in the grader), in the bubblewrap sandbox and unconfined.
+   Runs are interleaved and the medians reported. Target: grading adds at most 3 s.
 2. A class of N submissions (default 20): graded serially, then with ``--jobs`` workers (default 2).
    Target: parallel time at most 0.6 x serial time on 2 cores.
 
@@ -64,33 +65,34 @@ class _env:
                 os.environ[key] = value
 
 
-def _grade_once(path: Path, course, timeout: float) -> float:
+def _grade_once(path: Path, course, timeout: float, isolation: str = "auto") -> float:
     from autograder.grade import grade_notebook
 
     start = time.perf_counter()
-    result = grade_notebook(path, course, timeout=timeout)
+    result = grade_notebook(path, course, timeout=timeout, isolation=isolation)
     elapsed = time.perf_counter() - start
     if not result.graded:
         raise SystemExit(f"grading failed: {result.error}")
     return elapsed
 
 
-def overhead(course, chapter, repeats: int, timeout: float) -> tuple[float, float]:
-    """Median seconds of (plain execution, grading) of the chapter's reference notebook."""
+def overhead(course, chapter, repeats: int, timeout: float) -> dict[str, float]:
+    """Median seconds of plain execution and of grading (sandboxed, unconfined)."""
+    from autograder.sandbox import problem
+
     env = {"COURSE_FAST": "1", "MPLBACKEND": "Agg"}
-    plain, graded = [], []
+    kinds = ["plain", "sandbox", "none"] if problem() is None else ["plain", "none"]
+    times: dict[str, list[float]] = {kind: [] for kind in kinds}
     for index in range(repeats):
-        # Interleave, alternating which goes first, so drift in machine load hits both alike.
-        order = ("plain", "grade") if index % 2 == 0 else ("grade", "plain")
+        # Interleave, rotating which goes first, so drift in machine load hits all alike.
+        order = kinds[index % len(kinds) :] + kinds[: index % len(kinds)]
         for kind in order:
             if kind == "plain":
-                plain.append(_plain_run(chapter.source, env, timeout))
+                times[kind].append(_plain_run(chapter.source, env, timeout))
             else:
-                graded.append(_grade_once(chapter.source, course, timeout))
-            print(
-                f"  run {index + 1} {kind:5s}: {(plain if kind == 'plain' else graded)[-1]:6.1f} s"
-            )
-    return statistics.median(plain), statistics.median(graded)
+                times[kind].append(_grade_once(chapter.source, course, timeout, kind))
+            print(f"  run {index + 1} {kind:7s}: {times[kind][-1]:6.1f} s")
+    return {kind: statistics.median(values) for kind, values in times.items()}
 
 
 def class_batch(course, chapter, count: int, jobs: int, timeout: float) -> tuple[float, float]:
@@ -142,13 +144,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cores: {os.cpu_count()}, chapter: {chapter.name}")
 
     print("1. one submission: plain execution vs grading (COURSE_FAST=1)")
-    plain, graded = overhead(course, chapter, args.repeats, args.timeout)
-    added = graded - plain
-    verdict = "ok" if added <= 3 else "OVER TARGET"
-    print(
-        f"   median plain {plain:.1f} s, graded {graded:.1f} s: grading adds {added:+.1f} s "
-        f"(target <= 3 s: {verdict})"
-    )
+    medians = overhead(course, chapter, args.repeats, args.timeout)
+    plain = medians.pop("plain")
+    for kind, graded in medians.items():
+        added = graded - plain
+        verdict = "ok" if added <= 3 else "OVER TARGET"
+        label = "in the sandbox" if kind == "sandbox" else "unconfined"
+        print(
+            f"   median plain {plain:.1f} s, graded {label} {graded:.1f} s: grading adds "
+            f"{added:+.1f} s (target <= 3 s: {verdict})"
+        )
 
     print(f"2. {args.submissions} submissions: serial vs --jobs {args.jobs}")
     serial, parallel = class_batch(course, chapter, args.submissions, args.jobs, args.timeout)
