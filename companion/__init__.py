@@ -65,6 +65,7 @@ _LAZY = {
     "quantize_onnx": "inference",
     "benchmark_inference": "inference",
     "ResidualBlock": "blocks",
+    "WithFeatures": "blocks",
     "NotebookSetup": "notebook",
     "setup_notebook": "notebook",
     "yours_or_reference": "notebook",

@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-__all__ = ["ResidualBlock"]
+__all__ = ["ResidualBlock", "WithFeatures"]
 
 
 class ResidualBlock(nn.Module):
@@ -35,3 +35,60 @@ class ResidualBlock(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out = F.relu(self.bn1(self.conv1(x)))
         return F.relu(x + self.bn2(self.conv2(out)))
+
+
+class WithFeatures(nn.Module):
+    """A classifier with a new head and a second output: what one inner layer computed.
+
+    The model's head (an ``nn.Linear``) is replaced by a fresh one with ``num_classes`` outputs;
+    a forward hook, registered once, keeps the output of ``layer`` during each forward pass, so
+    ``forward`` runs the model once and returns both. The model's other weights are kept.
+
+    Args:
+        model: a classifier, e.g. ``torchvision.models.resnet18(weights=None)``.
+        num_classes: outputs of the new head.
+        head: the head's name in ``model`` (dotted for nested modules).
+        layer: the name of the layer whose output is returned as features.
+
+    Raises:
+        ValueError: if ``num_classes`` is not positive or a name is not in the model.
+        TypeError: if the head is not an ``nn.Linear``.
+
+    Example:
+        >>> from torchvision.models import resnet18
+        >>> tapped = WithFeatures(resnet18(weights=None), num_classes=3)
+        >>> logits, features = tapped(torch.randn(2, 3, 64, 64))
+        >>> tuple(logits.shape), tuple(features.shape)
+        ((2, 3), (2, 256, 4, 4))
+    """
+
+    def __init__(self, model: nn.Module, num_classes: int, *, head: str = "fc",
+                 layer: str = "layer3") -> None:  # fmt: skip
+        super().__init__()
+        if isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes < 1:
+            raise ValueError(f"num_classes must be a positive int, got {num_classes!r}")
+        old = _submodule(model, head, "head")
+        if not isinstance(old, nn.Linear):
+            raise TypeError(f"head {head!r} must be an nn.Linear, got {type(old).__name__}")
+        parent_name, _, name = head.rpartition(".")
+        parent = model.get_submodule(parent_name) if parent_name else model
+        setattr(parent, name, nn.Linear(old.in_features, num_classes))
+        self.model = model
+        self._features = None
+        self._hook = _submodule(model, layer, "layer").register_forward_hook(self._keep)
+
+    def _keep(self, module, inputs, output) -> None:
+        self._features = output
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits = self.model(x)
+        features, self._features = self._features, None  # drop the reference: no stale tensor
+        return logits, features
+
+
+def _submodule(model: nn.Module, name: str, what: str) -> nn.Module:
+    try:
+        return model.get_submodule(name)
+    except AttributeError:
+        names = [n for n, _ in model.named_children()]
+        raise ValueError(f"{what} {name!r} is not in the model; its children are {names}") from None

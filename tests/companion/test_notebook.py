@@ -100,3 +100,38 @@ def test_residual_block_keeps_shape_and_adds_its_input():
     torch.testing.assert_close(block(x), torch.relu(x))  # f(x) == 0: only the skip is left
     with pytest.raises(ValueError, match="channels must be a positive int, got 0"):
         companion.ResidualBlock(0)
+
+
+def test_with_features_adds_a_head_and_returns_an_inner_layer_once():
+    from torchvision.models import resnet18
+
+    torch.manual_seed(0)
+    model = resnet18(weights=None)
+    conv_before = model.conv1.weight.clone()
+    tapped = companion.WithFeatures(model, num_classes=3)
+    calls = []
+    model.layer1.register_forward_hook(lambda *args: calls.append(1))
+    x = torch.randn(2, 3, 64, 64)
+    for _ in range(3):
+        logits, features = tapped(x)
+    assert logits.shape == (2, 3) and features.shape == (2, 256, 4, 4)
+    assert len(calls) == 3, "one pass through the model per forward"
+    assert len(model.layer3._forward_hooks) == 1, "the hook is registered once, not per call"
+    assert torch.equal(model.conv1.weight, conv_before) and model.fc.out_features == 3
+    torch.testing.assert_close(
+        features,
+        model.layer3(
+            model.layer2(model.layer1(model.maxpool(model.relu(model.bn1(model.conv1(x))))))
+        ),
+    )
+
+
+def test_with_features_names_what_is_wrong():
+    from torchvision.models import resnet18
+
+    with pytest.raises(ValueError, match="layer 'layer9' is not in the model"):
+        companion.WithFeatures(resnet18(weights=None), 2, layer="layer9")
+    with pytest.raises(TypeError, match="head 'layer1' must be an nn.Linear"):
+        companion.WithFeatures(resnet18(weights=None), 2, head="layer1")
+    with pytest.raises(ValueError, match="num_classes must be a positive int"):
+        companion.WithFeatures(resnet18(weights=None), 0)
