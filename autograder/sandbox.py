@@ -172,6 +172,9 @@ def kernel_command(
         bwrap += ["--bind", folder, folder]
     bwrap += ["--chdir", str(work / "cwd"), "--dir", "/tmp/home"]
     values = {
+        # the folders holding the two packages: enough to import them even without an install
+        # (their parents are empty in the sandbox apart from the packages themselves)
+        "PYTHONPATH": os.pathsep.join(_package_parents()),
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "LANG": os.environ.get("LANG", "C.UTF-8"),
         "HOME": "/tmp/home",
@@ -202,6 +205,17 @@ def _system_binds() -> list[str]:
         elif os.path.isdir(name):
             args += ["--ro-bind", name, name]
     return args
+
+
+def _package_parents() -> list[str]:
+    parents = []
+    for package in ("companion", "autograder"):
+        spec = importlib.util.find_spec(package)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            parent = os.path.dirname(os.path.realpath(location))
+            if parent not in parents:
+                parents.append(parent)
+    return parents
 
 
 def _python_paths(course_root: Path | None) -> list[str]:
