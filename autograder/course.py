@@ -303,11 +303,12 @@ def secret_lines(nb: dict) -> set[str]:
         hidden = region_lines(source, BEGIN_SOLUTION, END_SOLUTION)
         hidden += region_lines(source, BEGIN_HIDDEN, END_HIDDEN)
         secret |= {line.strip() for line in hidden}
-        public |= _outside_lines(source)
+        public |= public_lines(source)
     return {line for line in secret - public if len(line) >= _MIN_SECRET_LINE}
 
 
-def _outside_lines(source: str) -> set[str]:
+def public_lines(source: str) -> set[str]:
+    """The stripped lines of a cell source outside its solution and hidden-test regions."""
     lines, inside = set(), False
     for line in source.split("\n"):
         if BEGIN_SOLUTION in line or BEGIN_HIDDEN in line:

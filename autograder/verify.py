@@ -29,6 +29,7 @@ from autograder.course import (
     exercise_id,
     is_solution_cell,
     is_test_cell,
+    public_lines,
     read_json_notebook,
     region_lines,
     secret_lines,
@@ -236,18 +237,24 @@ def leak_scan(course: Course, notebooks: Path) -> Check:
 
     Every ``.ipynb`` under ``notebooks/`` (except the ``backup/`` folder) is read as text: any
     ``CANARY`` string, and any line equal (after stripping) to a secret line of any chapter
-    (see :func:`autograder.course.secret_lines`), in a cell's source or outputs, is a leak.
+    (see :func:`autograder.course.secret_lines`), in a cell's source or outputs, is a leak. A
+    line that some chapter shows learners anyway (``raise AssertionError(``) is no secret.
 
     Returns:
         A :class:`Check` naming each leak's file, cell and origin.
     """
     secrets: dict[str, str] = {}
+    public: set[str] = set()  # lines some chapter shows learners: not a secret of any other
     try:
         for chapter in course.chapters():
-            for line in secret_lines(read_json_notebook(chapter.source)):
+            source = read_json_notebook(chapter.source)
+            for line in secret_lines(source):
                 secrets.setdefault(line, chapter.name)
+            for cell in source["cells"]:
+                public |= public_lines(cell_source(cell))
     except CourseError as exc:
         return Check(False, "leak scan", [str(exc)])
+    secrets = {line: name for line, name in secrets.items() if line not in public}
     leaks, files = [], 0
     folder = Path(notebooks)
     candidates = sorted(folder.rglob("*.ipynb")) if folder.is_dir() else []

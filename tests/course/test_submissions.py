@@ -65,7 +65,9 @@ def test_submission_scores_as_its_corpus_file_says(graded, chapter, name):
     unknown = set(listed) - {e.grade_id for e in result.exercises}
     assert not unknown, f"the corpus file answers exercises the chapter lacks: {unknown}"
     for words in sub.review:
-        assert any(words in flag for flag in result.flags), f"no review flag with {words!r}\n{result}"
+        assert any(words in flag for flag in result.flags), (
+            f"no review flag with {words!r}\n{result}"
+        )
     if not sub.review:
         assert result.flags == [], f"an honest submission was flagged for review\n{result}"
 
@@ -75,9 +77,7 @@ def test_every_exercise_has_two_alternatives_and_mistakes():
         subs = submissions(chapter)
         chapter_ids = {s for sub in subs for s in sub.exercises}
         for grade_id in chapter_ids:
-            full = [
-                s for s in subs if grade_id in s.exercises and s.exercises[grade_id].points > 0
-            ]
+            full = [s for s in subs if grade_id in s.exercises and s.exercises[grade_id].points > 0]
             wrong = [
                 s for s in subs if grade_id in s.exercises and s.exercises[grade_id].points == 0
             ]
