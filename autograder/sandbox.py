@@ -189,12 +189,40 @@ def kernel_command(
 
 
 def release_cgroup(cgroup: str | None) -> None:
-    """Remove a kernel's control group once its processes are gone (best effort)."""
-    if cgroup:
+    """Remove a kernel's control group once its processes are gone (best effort).
+
+    The sandbox's processes take a moment to exit after the kernel is shut down, so this waits
+    up to a second; a group still busy then is swept by a later run (see :func:`_sweep`).
+    """
+    if not cgroup:
+        return
+    import time
+
+    for _ in range(20):
         try:
             os.rmdir(cgroup)
+            return
+        except FileNotFoundError:
+            return
         except OSError:
-            pass
+            time.sleep(0.05)
+
+
+def _sweep(parent: str) -> None:
+    """Remove the empty control groups that graders which have since exited left behind."""
+    for name in os.listdir(parent):
+        if not name.startswith("autograder-"):
+            continue
+        try:
+            owner = int(name.split("-")[1])
+            os.kill(owner, 0)  # the grader that made it is still running: leave it alone
+        except ProcessLookupError:
+            try:
+                os.rmdir(os.path.join(parent, name))
+            except OSError:
+                pass  # processes still in it
+        except (ValueError, IndexError, PermissionError):
+            continue
 
 
 def _system_binds() -> list[str]:
@@ -269,6 +297,7 @@ def _make_cgroup(processes: int) -> str | None:
     parent = _pids_cgroup_parent()
     if parent is None:
         return None
+    _sweep(parent)
     folder = os.path.join(parent, f"autograder-{os.getpid()}-{secrets.token_hex(4)}")
     try:
         os.mkdir(folder)

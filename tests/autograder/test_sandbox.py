@@ -285,3 +285,18 @@ def add(a, b):
     (result,) = grade_paths([path], course, jobs=1, timeout=20, isolation="sandbox")
     assert result.points == 6, str(result)
     assert sys.platform.startswith("linux") and os.geteuid() >= 0
+
+
+def test_no_control_group_is_left_behind(demo, tmp_path):
+    from autograder.pool import grade_paths
+    from autograder.sandbox import _pids_cgroup_parent
+
+    parent = _pids_cgroup_parent()
+    if os.geteuid() != 0 or parent is None:
+        pytest.skip("pids control groups are used only by root where one is writable")
+    course, notebooks, stub = demo
+    path = write(tmp_path / "ok.ipynb", submission(stub, CORRECT))
+    (result,) = grade_paths([path], course, jobs=1, timeout=20, isolation="sandbox")
+    assert result.points == 6
+    mine = [d for d in os.listdir(parent) if d.startswith(f"autograder-{os.getpid()}-")]
+    assert mine == [], f"control groups left behind: {mine}"
