@@ -18,7 +18,6 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,40 +28,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 def _plain_run(path: Path, env: dict[str, str], timeout: float) -> float:
     """Execute the notebook top to bottom with nbclient, as a learner's 'Run all' would."""
-    import nbformat
-    from nbclient import NotebookClient
+    from course import run_chapter  # benchmarks/course.py: one way to run a notebook
 
-    nb = nbformat.read(path, as_version=4)
-    with tempfile.TemporaryDirectory() as cwd:
-        client = NotebookClient(
-            nb,
-            kernel_name="python3",
-            timeout=int(timeout),
-            allow_errors=True,
-            shutdown_kernel="immediate",  # as the grader does: no 5 s graceful-shutdown wait
-            resources={"metadata": {"path": cwd}},
-        )
-        start = time.perf_counter()
-        with _env(env):
-            client.execute(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        return time.perf_counter() - start
-
-
-class _env:
-    def __init__(self, values: dict[str, str]):
-        self.values, self.saved = values, {}
-
-    def __enter__(self):
-        for key, value in self.values.items():
-            self.saved[key] = os.environ.get(key)
-            os.environ[key] = value
-
-    def __exit__(self, *exc):
-        for key, value in self.saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    return run_chapter(path, env, timeout)[0]
 
 
 def _grade_once(path: Path, course, timeout: float, isolation: str = "auto") -> float:
