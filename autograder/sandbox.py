@@ -155,18 +155,12 @@ def kernel_command(
         confine += ["--cgroup", cgroup]
     bwrap = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--clearenv"]
     bwrap += _system_binds()
+    # The private /tmp first: binds made before it would be hidden under it, and the Python
+    # environment itself may live in /tmp (a fresh clone in a temporary folder).
+    bwrap += ["--proc", "/proc", "--dev", "/dev"]
+    bwrap += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     for path in _python_paths(course_root):
         bwrap += ["--ro-bind", path, path]
-    bwrap += [
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-        "--size",
-        str(limits.tmp_bytes),
-        "--tmpfs",
-        "/tmp",
-    ]
     for name in ("ipc", "cwd"):
         folder = str(work / name)
         bwrap += ["--bind", folder, folder]

@@ -300,3 +300,16 @@ def test_no_control_group_is_left_behind(demo, tmp_path):
     assert result.points == 6
     mine = [d for d in os.listdir(parent) if d.startswith(f"autograder-{os.getpid()}-")]
     assert mine == [], f"control groups left behind: {mine}"
+
+
+def test_private_tmp_is_mounted_before_the_environment(tmp_path):
+    # A Python environment inside /tmp (a fresh clone in a temporary folder) must stay visible.
+    from autograder.sandbox import Isolation, kernel_command, release_cgroup
+
+    argv, cgroup = kernel_command(Isolation("sandbox"), tmp_path, {}, None)
+    release_cgroup(cgroup)
+    tmpfs = argv.index("--tmpfs")
+    binds = [
+        i for i, a in enumerate(argv) if a == "--ro-bind" and argv[i + 1] not in ("/usr", "/etc")
+    ]
+    assert binds and all(i > tmpfs for i in binds), argv
