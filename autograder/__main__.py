@@ -251,7 +251,14 @@ def _verify(args, course, notebooks) -> int:
     isolation = resolve("auto")
     print(f"verifying {course.root} and {notebooks} ...", flush=True)
     print(isolation.describe(), flush=True)
-    report = verify(course, notebooks, jobs=args.jobs, timeout=args.timeout, isolation=isolation)
+    report = verify(
+        course,
+        notebooks,
+        jobs=args.jobs,
+        timeout=args.timeout,
+        isolation=isolation,
+        only=args.chapter,
+    )
     print(report)
     return 0 if report.passed else 1
 
@@ -327,6 +334,12 @@ def _parser() -> argparse.ArgumentParser:
 
     ver = sub.add_parser("verify", parents=[common], help="check every chapter end to end")
     ver.add_argument("--jobs", type=int, metavar="N", help="parallel grading processes")
+    ver.add_argument(
+        "--chapter",
+        action="append",
+        metavar="NN",
+        help="grade only this chapter (a number like 05 or a folder name; repeatable)",
+    )
     ver.add_argument(
         "--timeout", type=float, default=120.0, metavar="S", help="seconds per cell (default: 120)"
     )

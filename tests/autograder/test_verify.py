@@ -111,3 +111,16 @@ def test_verify_requires_hidden_tests_declared_with_hidden_test(tmp_path, capsys
     assert "FAIL 02-extra: structure" in out
     assert "ch02_double_tests: the hidden tests must call autograder.checks.hidden_test" in out
     assert "FAIL 02-extra: source scores full marks" in out
+
+
+def test_verify_chapter_grades_only_that_chapter(tmp_path, capsys):
+    course_dir, notebooks = build_course(tmp_path)
+    release(Course(course_dir), notebooks)
+    args = ["verify", "--course", str(course_dir), "--notebooks", str(notebooks)]
+    code = main([*args, "--chapter", "2"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "02-extra: source scores full marks" in out
+    assert "01-demo" not in out
+    assert main([*args, "--chapter", "07"]) == 1
+    assert "--chapter 07: no such chapter in the course" in capsys.readouterr().out
