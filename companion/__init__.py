@@ -13,19 +13,25 @@ from __future__ import annotations
 
 import importlib
 
-from companion.amp import autocast, make_scaler
-from companion.checkpoint import (
-    CheckpointError,
-    latest_checkpoint,
-    load_checkpoint,
-    save_checkpoint,
-    strip_prefixes,
-    unwrap_model,
-)
-from companion.device import pick_device
-from companion.history import History
-from companion.loop import NonFiniteLossError, evaluate, fit, train_one_epoch
-from companion.rng import get_rng_state, seed_everything, set_rng_state
+try:
+    import torch as _torch  # noqa: F401
+except Exception as _err:  # noqa: BLE001 - a broken install: doctor and diagnose must still run
+    _TORCH_ERROR: BaseException | None = _err
+else:
+    _TORCH_ERROR = None
+    from companion.amp import autocast, make_scaler
+    from companion.checkpoint import (
+        CheckpointError,
+        latest_checkpoint,
+        load_checkpoint,
+        save_checkpoint,
+        strip_prefixes,
+        unwrap_model,
+    )
+    from companion.device import pick_device
+    from companion.history import History
+    from companion.loop import NonFiniteLossError, evaluate, fit, train_one_epoch
+    from companion.rng import get_rng_state, seed_everything, set_rng_state
 
 __version__ = "0.1.0"
 
@@ -109,7 +115,16 @@ __all__ = [
 ]
 
 
+_TORCH_FREE = {"env", "diagnose", "doctor", "Diagnosis", "cuda_compatible"}
+
+
 def __getattr__(name: str):
+    if _TORCH_ERROR is not None and name not in _TORCH_FREE and not name.startswith("__"):
+        raise ImportError(
+            f"companion.{name} needs PyTorch, and `import torch` failed: "
+            f"{type(_TORCH_ERROR).__name__}: {_TORCH_ERROR}. "
+            "Run `python -m companion doctor` for a diagnosis and the fix."
+        ) from _TORCH_ERROR
     if name in _SUBMODULES:
         return importlib.import_module(f"companion.{name}")
     if name in _LAZY:

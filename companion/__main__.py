@@ -68,7 +68,11 @@ def _add_doctor(commands) -> None:
 def _run_diagnose(args: argparse.Namespace) -> int:
     from companion.env import diagnose
 
-    text = " ".join(args.message) if args.message else sys.stdin.read()
+    if args.message:
+        text = " ".join(args.message)
+    else:  # a pasted traceback may hold any bytes (a log file, another encoding)
+        raw = getattr(sys.stdin, "buffer", None)  # None for a text-only stream (StringIO)
+        text = raw.read().decode("utf-8", errors="replace") if raw else sys.stdin.read()
     result = diagnose(text)
     if args.json:
         import json

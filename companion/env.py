@@ -19,7 +19,13 @@ import time
 import warnings
 from dataclasses import asdict, dataclass, field
 
-import torch
+try:
+    import torch
+except Exception as _err:  # a broken install is exactly when doctor and diagnose are needed
+    torch = None
+    _TORCH_ERROR: BaseException | None = _err
+else:
+    _TORCH_ERROR = None
 
 __all__ = [
     "Check",
@@ -241,6 +247,20 @@ def _cpu_name() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
+def _broken_torch_checks(report: DoctorReport, err: BaseException) -> None:
+    """The report when ``import torch`` itself fails: the error, its diagnosis, the driver."""
+    add = report.checks.append
+    add(Check("versions", "Python", OK, f"{platform.python_version()} ({sys.executable})"))
+    found = diagnose(err)
+    add(Check("versions", "torch", FAIL, f"import torch failed: {_first_line(err)}; {found.fix}"))
+    driver, driver_cuda, why_not = _nvidia_smi()
+    if driver is None:
+        add(Check("versions", "driver", SKIP, why_not))
+    else:
+        add(Check("versions", "driver", OK, f"{driver} (supports CUDA {driver_cuda or '?'})"))
+    add(Check("devices", "devices", SKIP, "not checked: PyTorch does not import"))
+
+
 def _version_checks(report: DoctorReport) -> tuple[str | None, str | None]:
     add = report.checks.append
     add(Check("versions", "Python", OK, f"{platform.python_version()} ({sys.executable})"))
@@ -436,6 +456,11 @@ def doctor(*, size: int = 512, matmul: bool = True, verbose: bool = True) -> Doc
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
         raise ValueError(f"size must be a positive int (matrix side), got {size!r}")
     report = DoctorReport()
+    if torch is None:
+        _broken_torch_checks(report, _TORCH_ERROR)
+        if verbose:
+            print(report)
+        return report
     driver, wheel = _version_checks(report)
     devices = _device_checks(report, driver, wheel)
     if matmul:

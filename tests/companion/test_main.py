@@ -78,3 +78,58 @@ def test_python_dash_m_companion_doctor_runs():
     )
     assert done.returncode == 0, done.stderr
     assert "Matmul on each device" in done.stdout
+
+
+def _broken_torch(tmp_path, error: str) -> dict:
+    """An environment whose `import torch` fails with ``error`` (a shadowing fake package)."""
+    fake = tmp_path / "torch"
+    fake.mkdir()
+    (fake / "__init__.py").write_text(f"raise {error}\n")
+    import os
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(repo)])}
+
+
+@pytest.mark.parametrize(
+    ("error", "key_words"),
+    [
+        (
+            "OSError('libtorch_cuda.so: cannot open shared object file')",
+            "fresh virtual environment",
+        ),
+        ("ModuleNotFoundError(\"No module named 'torch'\")", "Activate the project's environment"),
+    ],
+)
+def test_doctor_and_diagnose_run_when_import_torch_fails(tmp_path, error, key_words):
+    environ = _broken_torch(tmp_path, error)
+    run = [sys.executable, "-m", "companion"]
+    doctor = subprocess.run([*run, "doctor"], capture_output=True, text=True, env=environ)
+    assert doctor.returncode == 1, doctor.stderr
+    assert "Traceback" not in doctor.stderr
+    assert "[FAIL] torch" in doctor.stdout and "import torch failed" in doctor.stdout
+    assert key_words in doctor.stdout
+    diagnose = subprocess.run(
+        [*run, "diagnose", "CUDA out of memory"], capture_output=True, text=True, env=environ
+    )
+    assert diagnose.returncode == 0, diagnose.stderr
+    assert "ran out of memory" in diagnose.stdout
+
+
+def test_import_companion_with_broken_torch_explains_on_use(tmp_path):
+    environ = _broken_torch(tmp_path, "OSError('libc10.so: undefined symbol')")
+    code = "import companion\ntry:\n    companion.fit\nexcept ImportError as e:\n    print(e)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environ)
+    assert out.returncode == 0, out.stderr
+    assert "companion.fit needs PyTorch, and `import torch` failed: OSError" in out.stdout
+    assert "python -m companion doctor" in out.stdout
+
+
+def test_diagnose_reads_binary_bytes_on_stdin():
+    data = b"\xff\xfe garbage \x80\x81 RuntimeError: CUDA out of memory. Tried\n"
+    out = subprocess.run(
+        [sys.executable, "-m", "companion", "diagnose"], input=data, capture_output=True
+    )
+    assert out.returncode == 0, out.stderr.decode()
+    assert b"ran out of memory" in out.stdout
