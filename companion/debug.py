@@ -401,7 +401,8 @@ def find_device_mismatches(model: nn.Module, *tensors, expected=None) -> DeviceR
         as a table with the fix for each kind of tensor.
 
     Raises:
-        TypeError: if ``model`` is not an ``nn.Module`` or ``expected`` is not a device.
+        TypeError: if ``model`` is not an ``nn.Module``, ``expected`` is not a device, or a
+            device is passed among the tensors (``find_device_mismatches(model, "cuda")``).
         ValueError: if ``expected`` is None and the model has no parameter or buffer.
 
     Example:
@@ -414,6 +415,13 @@ def find_device_mismatches(model: nn.Module, *tensors, expected=None) -> DeviceR
             f"find_device_mismatches needs an nn.Module as its first argument, "
             f"got {type(model).__name__}"
         )
+    for position, value in enumerate(tensors, start=2):
+        if isinstance(value, (str, torch.device)):
+            raise TypeError(
+                f"find_device_mismatches got the device {str(value)!r} as argument {position}, "
+                f"where the tensors to check go; pass the device by name: "
+                f"find_device_mismatches(model, *tensors, expected={str(value)!r})"
+            )
     if expected is None:
         # most tensors' device, not the first one's: the first layer may be the one replaced
         counts = Counter(t.device for t in (*model.parameters(), *model.buffers()))

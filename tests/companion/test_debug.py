@@ -176,3 +176,12 @@ def test_find_device_mismatches_errors():
         find_device_mismatches(nn.ReLU())
     with pytest.raises(TypeError, match="expected"):
         find_device_mismatches(nn.Linear(2, 2), expected=0)
+
+
+@pytest.mark.parametrize("device", ["cuda", torch.device("meta")])
+def test_find_device_mismatches_a_device_passed_as_a_tensor_is_an_error(device):
+    # the user's mistake: the device as the second argument, where it used to be ignored
+    with pytest.raises(TypeError, match=r"as argument 2.*expected='(cuda|meta)'"):
+        find_device_mismatches(nn.Linear(2, 2), device)
+    with pytest.raises(TypeError, match="as argument 3"):
+        find_device_mismatches(nn.Linear(2, 2), torch.zeros(1, 2), device)
