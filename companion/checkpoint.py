@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import pickle
 import re
+import shutil
 import tempfile
 import zipfile
 from collections import OrderedDict
@@ -163,17 +164,33 @@ def _atomic_save(obj, path: Path) -> None:
     The rename is atomic on POSIX and Windows, so at every instant ``path`` is either the old
     complete file or the new complete one; a crash leaves at most a stray ``.tmp`` file.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise CheckpointError(
+            f"cannot write a checkpoint in {path.parent}: {err.strerror or err} "
+            f"(the folder must be a writable directory)"
+        ) from None
     try:
         with os.fdopen(fd, "wb") as f:
             torch.save(obj, f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(err, OSError) or (
+            isinstance(err, RuntimeError) and "inline_container" in str(err)
+        ):  # torch reports a failed write (disk full, file too large) as an 'enforce fail'
+            kept = f"the previous {path.name} is unchanged" if path.exists() else "nothing kept"
+            first = str(err).strip().splitlines()[-1] if str(err).strip() else "no detail"
+            raise CheckpointError(
+                f"could not write {path} ({type(err).__name__}: {first}); "
+                f"{_free_space(path.parent)} free on that disk (full, or a file size limit?); "
+                f"{kept}"
+            ) from None
         raise
     if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable
         dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
@@ -181,6 +198,18 @@ def _atomic_save(obj, path: Path) -> None:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+def _free_space(folder: Path) -> str:
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return "unknown space"
+    return f"{free / 2**20:.1f} MiB"
+
+
+def _a(word: str) -> str:
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 def _check_count(name: str, value) -> None:
@@ -219,6 +248,8 @@ def save_checkpoint(
     Raises:
         TypeError: if anything to be saved is not a tensor or plain value (it would not load
             with ``weights_only=True``); the message names where it is.
+        CheckpointError: the file could not be written (the folder is not writable, the disk
+            is full); a previous file at ``path`` is left as it was.
 
     Example:
         >>> import tempfile, os
@@ -245,6 +276,7 @@ def save_checkpoint(
     }
     if optimizer is not None:
         ckpt["optimizer"] = optimizer.state_dict()
+        ckpt["optimizer_class"] = type(optimizer).__name__
     if scheduler is not None:
         ckpt["scheduler"] = scheduler.state_dict()
     if scaler is not None:
@@ -255,6 +287,28 @@ def save_checkpoint(
     path = Path(path)
     _atomic_save(ckpt, path)
     return path
+
+
+def _check_map_location(map_location) -> None:
+    """A device that this machine lacks is the caller's mistake, not a corrupted file."""
+    if not isinstance(map_location, (str, torch.device)):
+        return  # a dict or a function: torch.load checks it
+    try:
+        device = torch.device(map_location)
+    except RuntimeError:
+        raise ValueError(
+            f"map_location must be a device such as 'cpu' or 'cuda:0', got {map_location!r}"
+        ) from None
+    available = {
+        "cuda": torch.cuda.is_available,
+        "mps": lambda: torch.backends.mps.is_available(),
+    }.get(device.type, lambda: True)
+    if not available():
+        raise ValueError(
+            f"map_location={map_location!r}, but this machine has no {device.type.upper()} "
+            f"device; load with map_location='cpu' (the default) and move the model afterwards "
+            f"with model.to(device). The checkpoint file itself is fine."
+        )
 
 
 def _read(path: Path, map_location) -> dict:
@@ -283,6 +337,11 @@ def _read(path: Path, map_location) -> dict:
             f"plain values only."
         ) from None
     except (RuntimeError, EOFError, KeyError, ValueError, zipfile.BadZipFile, OSError) as err:
+        if "deserialize object on" in str(err):  # saved on a device this machine lacks
+            raise CheckpointError(
+                f"{path} holds tensors saved on a device this machine lacks; pass "
+                f"map_location='cpu' (the file itself is fine): {str(err).splitlines()[0]}"
+            ) from None
         raise CheckpointError(
             f"cannot read {path}: the file is truncated, corrupted or not a PyTorch file "
             f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else 'no detail'})"
@@ -339,6 +398,8 @@ def load_checkpoint(
         What was not consumed: ``{"epoch": ..., "step": ..., **extra}``.
 
     Raises:
+        ValueError: ``map_location`` names a device this machine lacks (``"cuda"`` without
+            CUDA): the file is fine, load it on the CPU.
         CheckpointError: the file is missing, truncated, corrupted, unsafe, not a checkpoint,
             or does not fit the model (the message names the file and the keys).
 
@@ -347,6 +408,7 @@ def load_checkpoint(
         >>> start_epoch = state["epoch"]  # doctest: +SKIP
     """
     path = Path(path)
+    _check_map_location(map_location)
     ckpt = _read(path, map_location)
     target = unwrap_model(model)
     try:
@@ -360,6 +422,14 @@ def load_checkpoint(
             raise CheckpointError(
                 f"{path} holds no {name} state, but a {name} was passed to load_checkpoint; "
                 f"pass {name}=None, or save it with save_checkpoint(..., {name}={name})"
+            )
+        saved_class = ckpt.get(f"{name}_class")
+        if saved_class is not None and saved_class != type(obj).__name__:
+            raise CheckpointError(
+                f"{path} holds the state of {_a(saved_class)} {name}, but "
+                f"{_a(type(obj).__name__)} was passed: build the same {name} as the saved run "
+                f"(torch.optim.{saved_class}), or load only the model (optimizer=None) to "
+                f"start a new optimization from its weights"
             )
         try:
             obj.load_state_dict(ckpt[name])

@@ -231,7 +231,7 @@ def test_a_crash_during_save_keeps_the_previous_file(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(torch, "save", broken_save)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(CheckpointError, match="disk full.*the previous c.pt is unchanged"):
         save_checkpoint(path, model=model, epoch=2)
     monkeypatch.undo()
     assert load_checkpoint(path, model=model)["epoch"] == 1
@@ -278,3 +278,68 @@ def test_latest_checkpoint_falls_back_to_the_newest_pt_file(tmp_path):
     save_checkpoint(tmp_path / "a.pth", model=model)
     os.utime(tmp_path / "b.pt", (1, 1))
     assert latest_checkpoint(tmp_path).name == "a.pth"
+
+
+# ----------------------------------------------------------------------------- the user's mistakes
+
+_FULL_DISK = """
+import resource, signal, sys
+import torch
+from torch import nn
+from companion import CheckpointError, load_checkpoint, save_checkpoint
+
+path = sys.argv[1]
+small = nn.Linear(2, 2)
+save_checkpoint(path, model=small, epoch=1)
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails, like a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+try:
+    save_checkpoint(path, model=nn.Linear(200, 200), epoch=2)
+except CheckpointError as err:
+    print("ERROR", err)
+print("EPOCH", load_checkpoint(path, model=small)["epoch"])
+"""
+
+
+def test_a_full_disk_during_save_says_so_and_keeps_the_previous_file(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, str(tmp_path / "last.pt")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "ERROR could not write" in out.stdout and "free on that disk" in out.stdout
+    assert "the previous last.pt is unchanged" in out.stdout
+    assert "inline_container" not in out.stdout.split("free on")[1]
+    assert "EPOCH 1" in out.stdout
+    assert sorted(os.listdir(tmp_path)) == ["last.pt"]
+
+
+def test_saving_into_a_file_or_a_read_only_folder_names_the_folder(tmp_path):
+    blocker = tmp_path / "runs"
+    blocker.write_text("a file where the folder should be")
+    with pytest.raises(CheckpointError, match="cannot write a checkpoint in .*runs"):
+        save_checkpoint(blocker / "last.pt", model=nn.Linear(2, 2))
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+def test_map_location_cuda_without_cuda_does_not_call_a_good_file_corrupted(tmp_path):
+    path = save_checkpoint(tmp_path / "c.pt", model=nn.Linear(2, 2), epoch=3)
+    with pytest.raises(ValueError, match="no CUDA device.*map_location='cpu'.*file itself is fine"):
+        load_checkpoint(path, model=nn.Linear(2, 2), map_location="cuda")
+    with pytest.raises(ValueError, match="map_location must be a device"):
+        load_checkpoint(path, model=nn.Linear(2, 2), map_location="gpu")
+    assert load_checkpoint(path, model=nn.Linear(2, 2))["epoch"] == 3  # still loads on the CPU
+
+
+def test_resuming_with_another_optimizer_type_names_both(tmp_path):
+    model = nn.Linear(2, 2)
+    sgd = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    model(torch.ones(1, 2)).sum().backward()
+    sgd.step()
+    path = save_checkpoint(tmp_path / "c.pt", model=model, optimizer=sgd, epoch=1)
+    adam = torch.optim.Adam(model.parameters())
+    with pytest.raises(CheckpointError, match="state of a SGD optimizer, but an Adam was passed"):
+        load_checkpoint(path, model=model, optimizer=adam)
+    assert load_checkpoint(path, model=model, optimizer=sgd)["epoch"] == 1
