@@ -75,6 +75,9 @@ _LAZY = {
     "NotebookSetup": "notebook",
     "setup_notebook": "notebook",
     "yours_or_reference": "notebook",
+    "as_float32": "tensors",
+    "accumulation_step": "updates",
+    "ema_update": "updates",
 }
 _SUBMODULES = {
     "data",
@@ -91,6 +94,8 @@ _SUBMODULES = {
     "inference",
     "blocks",
     "notebook",
+    "tensors",
+    "updates",
 }
 
 __all__ = [
