@@ -17,6 +17,7 @@ import math
 import os
 import re
 import sys
+import tempfile
 import traceback
 import warnings
 from collections.abc import Iterator, Sequence
@@ -335,6 +336,7 @@ def export_onnx(
         TypeError: ``model`` or ``example_inputs`` has the wrong type.
         ValueError: the model is not on the CPU, the inputs do not share a batch dimension,
             the names do not match, or the model fails on ``example_inputs``.
+        OSError: ``path`` is a folder or cannot be written (checked before exporting).
         ExportError: the exporter failed (for control flow on tensor values the message points
             at the line and names ``torch.where`` and ``torch.cond``), or the model's code fixed
             the batch size although ``dynamic_batch=True``.
@@ -348,6 +350,7 @@ def export_onnx(
     inputs = _as_inputs(example_inputs)
     if opset is not None and (not isinstance(opset, int) or opset < 7):
         raise ValueError(f"opset must be an int >= 7 or None, got {opset!r}.")
+    path = _check_destination(path)
     if dynamic_batch:
         _check_batch(inputs)
     try:
@@ -360,8 +363,6 @@ def export_onnx(
         ) from exc
     in_names = _names(input_names, len(inputs), "inputs", "input_names")
     out_names = _names(output_names, len(outputs), "outputs", "output_names")
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
 
     with _eval_mode(model):
         if legacy:
@@ -391,12 +392,36 @@ def export_onnx(
                     optimize=True,
                     verbose=False,
                 )
+        except OSError as exc:  # the file could not be written: not the model's fault
+            raise type(exc)(f"path: cannot write {os.fspath(path)!r}: {exc}") from exc
         except Exception as exc:
             raise _export_error(model, exc, buffer.getvalue()) from exc
         if buffer.getvalue():
             sys.stderr.write(buffer.getvalue())
     if dynamic_batch:
         _check_dynamic(model, path, inputs[0].shape[0])
+    return path
+
+
+def _check_destination(path) -> Path:
+    """Fail before exporting when ``path`` cannot be written: a folder, a read-only place."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file path (str or Path), got {type(path).__name__}")
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(
+            f"path: {os.fspath(path)!r} is a folder; pass a file name such as "
+            f"{os.fspath(path / 'model.onnx')!r}"
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as err:
+        raise type(err)(
+            f"path: cannot write in {os.fspath(path.parent)!r} ({err.strerror or err}); "
+            f"choose a writable folder"
+        ) from None
     return path
 
 

@@ -139,6 +139,17 @@ class InMemoryLoader:
                 "batch_size=32)."
             )
         for i, t in enumerate(tensors):
+            if isinstance(t, torch.utils.data.TensorDataset):
+                raise TypeError(
+                    f"tensors[{i}] is a TensorDataset; InMemoryLoader takes its tensors: "
+                    f"InMemoryLoader(*dataset.tensors, batch_size={batch_size!r})."
+                )
+            if isinstance(t, torch.utils.data.Dataset):
+                raise TypeError(
+                    f"tensors[{i}] is a {type(t).__name__} (a Dataset); InMemoryLoader takes "
+                    f"tensors that hold every sample, e.g. InMemoryLoader(inputs, targets, "
+                    f"batch_size=...). For a Dataset, stack its samples first or use a DataLoader."
+                )
             if not isinstance(t, torch.Tensor):
                 raise TypeError(
                     f"tensors[{i}] must be a torch.Tensor, got {type(t).__name__}; convert it "

@@ -245,7 +245,13 @@ class _Run:
         return PASS, f"outputs {_describe(self.outputs)}"
 
     def loss(self):
-        self.loss_value = loss = self.loss_fn(self.outputs, self.targets)
+        try:
+            self.loss_value = loss = self.loss_fn(self.outputs, self.targets)
+        except Exception:
+            too_few = self._too_few_classes()
+            if too_few:
+                return FAIL, too_few
+            raise
         if not isinstance(loss, torch.Tensor):
             return FAIL, (
                 f"loss_fn returned a {type(loss).__name__}, not a tensor: return the tensor, "
@@ -260,6 +266,22 @@ class _Run:
             return FAIL, f"the loss is {loss.item()} on the first batch: check inputs and targets"
         self.initial_loss = loss.item()
         return PASS, f"loss {self.initial_loss:.4g}"
+
+    def _too_few_classes(self) -> str:
+        """Class indices beyond the model's outputs: the last layer is too narrow."""
+        outputs, targets = self.outputs, self.targets
+        if not (isinstance(outputs, torch.Tensor) and isinstance(targets, torch.Tensor)):
+            return ""
+        if outputs.ndim < 2 or targets.is_floating_point() or targets.numel() == 0:
+            return ""
+        largest, classes = int(targets.max()), outputs.shape[1]
+        if largest < classes:
+            return ""
+        return (
+            f"the targets hold class indices up to {largest}, but the model gives {classes} "
+            f"scores per sample (outputs {tuple(outputs.shape)}): the last layer needs one "
+            f"output per class (out_features >= {largest + 1}), or the labels are not 0..C-1"
+        )
 
     def backward(self):
         loss = self.loss_value

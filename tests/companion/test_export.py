@@ -1,5 +1,6 @@
 """Tests for companion/export.py: ONNX export, the control-flow error and verification."""
 
+import tempfile
 import warnings
 
 import numpy as np
@@ -288,3 +289,23 @@ def test_argument_errors(tmp_path):
         verify_onnx(tmp_path / "missing.onnx", nn.Identity(), torch.randn(1, 2))
     with pytest.raises(ValueError, match="batch_sizes must be positive"):
         verify_onnx(tmp_path / "missing.onnx", nn.Identity(), torch.randn(1, 2), batch_sizes=(0,))
+
+
+def test_export_to_a_folder_or_a_read_only_place_says_so_before_exporting(tmp_path, monkeypatch):
+    model = nn.Linear(4, 2)
+    with pytest.raises(IsADirectoryError, match="is a folder; pass a file name such as"):
+        export_onnx(model, torch.randn(2, 4), tmp_path)
+    blocker = tmp_path / "out"
+    blocker.write_text("a file where the folder should be")
+    with pytest.raises(OSError, match="path: cannot write in .*out.*choose a writable folder"):
+        export_onnx(model, torch.randn(2, 4), blocker / "m.onnx")
+    exported = []
+    monkeypatch.setattr(torch.onnx, "export", lambda *a, **k: exported.append(a))
+    read_only = tmp_path / "ro"
+    read_only.mkdir()
+    monkeypatch.setattr(
+        tempfile, "TemporaryFile", lambda **k: (_ for _ in ()).throw(PermissionError(13, "denied"))
+    )
+    with pytest.raises(PermissionError, match="path: cannot write in .*ro"):
+        export_onnx(model, torch.randn(2, 4), read_only / "m.onnx")
+    assert exported == []  # nothing was exported before the path was found unwritable

@@ -201,3 +201,13 @@ def test_in_memory_loader_mid_epoch_exact_resume_with_fit(tmp_path):
     resumed = run(tmp_path / "full", resume=True)
     for a, b in zip(full.parameters(), resumed.parameters()):
         torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+def test_in_memory_loader_given_a_dataset_shows_how_to_pass_its_tensors():
+    # the user's mistake: InMemoryLoader(train_ds) instead of InMemoryLoader(*train_ds.tensors)
+    train_ds = torch.utils.data.TensorDataset(torch.randn(8, 2), torch.arange(8))
+    with pytest.raises(TypeError, match=r"InMemoryLoader\(\*dataset.tensors, batch_size=4\)"):
+        InMemoryLoader(train_ds, batch_size=4)
+    sequences = companion.sequences(16, seed=0).train
+    with pytest.raises(TypeError, match="is a SequenceDataset \\(a Dataset\\)"):
+        InMemoryLoader(sequences, batch_size=4)

@@ -5,7 +5,7 @@ import pytest
 import torch
 from torch import nn
 from torch.nn import functional as F
-from torch.utils.data import Dataset
+from torch.utils.data import Dataset, TensorDataset
 
 from companion.smoke import STAGES, SmokeTestError, smoke_test
 
@@ -229,3 +229,14 @@ def test_smoke_test_on_cuda():
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
     report = smoke_test(model, _data(), nn.CrossEntropyLoss(), optimizer)
     assert report.ok and report.device.startswith("cuda"), str(report)
+
+
+def test_a_model_with_fewer_outputs_than_classes_is_named_as_such():
+    # the user's mistake: nn.Linear(8, 3) for a 10-class problem (it used to blame argument order)
+    ds = TensorDataset(torch.randn(64, 8), torch.arange(64) % 10)
+    model = nn.Linear(8, 3)
+    report = smoke_test(model, ds, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), 0.1))
+    detail = report["loss"].detail
+    assert report["loss"].status == "FAIL"
+    assert "class indices up to 9, but the model gives 3 scores per sample" in detail
+    assert "in that order" not in detail
