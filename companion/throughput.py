@@ -2,21 +2,22 @@
 
 ``loader_throughput`` builds a fresh loader per setting, times it side by side with the others
 and returns a ``ThroughputTable``: it prints, renders in a notebook, converts to plain data and
-plots itself.
+plots itself. ``choose_num_workers`` turns a measured sweep into a decision (``table.recommend()``).
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import torch
 
 from companion._checks import _check_bool, _check_int
 
-__all__ = ["ThroughputTable", "loader_throughput"]
+__all__ = ["ThroughputTable", "choose_num_workers", "loader_throughput"]
 
 
 def _count_samples(batch: Any) -> int:
@@ -85,6 +86,29 @@ class ThroughputTable:
         """
         measured = [r for r in self.rows if not math.isnan(r["samples_per_s"])]
         return max(measured, key=lambda r: r["samples_per_s"]) if measured else None
+
+    def recommend(self, tolerance: float = 0.1) -> int:
+        """The fewest workers within ``tolerance`` of the fastest setting (``choose_num_workers``).
+
+        Each worker count counts with its faster ``pin_memory`` setting.
+
+        Raises:
+            ValueError: when no row was measured, or for a bad ``tolerance``.
+
+        Example:
+            >>> rows = [{"num_workers": w, "pin_memory": False, "samples_per_s": s}
+            ...         for w, s in [(0, 900.0), (1, 1900.0), (2, 2000.0)]]
+            >>> ThroughputTable(rows).recommend(tolerance=0.1)
+            1
+        """
+        speeds: dict[int, float] = {}
+        for r in self.rows:
+            speed = r["samples_per_s"]
+            if not math.isnan(speed):
+                speeds[r["num_workers"]] = max(speed, speeds.get(r["num_workers"], speed))
+        if not speeds:
+            raise ValueError("recommend(): no row of this table was measured (every row skipped).")
+        return choose_num_workers(speeds, tolerance)
 
     def _cells(self) -> list[list[str]]:
         cells = []
@@ -158,6 +182,74 @@ class ThroughputTable:
         if ax.lines:
             ax.legend()
         return ax
+
+
+def choose_num_workers(throughput: Mapping[int, float], tolerance: float = 0.1) -> int:
+    """The smallest ``num_workers`` whose measured speed is within ``tolerance`` of the best.
+
+    Every extra worker is a process holding a copy of the dataset's Python state and a share of
+    the CPU the training step also needs, so a worker count is only worth it when it is clearly
+    faster: timings on a shared machine move by several percent between runs, and a count that
+    beats a smaller one by less than that has not shown it is faster. A count qualifies when
+    ``speed >= (1 - tolerance) * best``; the smallest qualifying count is returned, whatever the
+    order of the entries. NaN speeds (settings that were skipped) are ignored. The mapping is not
+    modified.
+
+    Args:
+        throughput: ``{num_workers: samples per second}``: ints >= 0 to non-negative numbers
+            (or NaN), e.g. from ``loader_throughput``'s table.
+        tolerance: how much slower than the best still counts as "as fast", a fraction in
+            [0, 1): 0.1 accepts 10 % slower, 0 keeps only the best (ties go to fewer workers).
+
+    Returns:
+        The chosen worker count, an int.
+
+    Raises:
+        TypeError: for a ``throughput`` that is not a mapping, a key that is not an int, a speed
+            that is not a number, or a ``tolerance`` that is not a number.
+        ValueError: when no entry has a measured speed, for a negative worker count, a negative
+            or infinite speed, or a ``tolerance`` outside [0, 1).
+
+    Example:
+        >>> choose_num_workers({0: 1000.0, 1: 1900.0, 2: 2000.0, 4: 1950.0}, tolerance=0.1)
+        1
+        >>> choose_num_workers({0: 1000.0, 1: 1900.0, 2: 2000.0, 4: 1950.0}, tolerance=0.0)
+        2
+    """
+    if not isinstance(throughput, Mapping):
+        raise TypeError(
+            f"throughput must be a mapping {{num_workers: samples per second}}, got "
+            f"{type(throughput).__name__}."
+        )
+    if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real):
+        raise TypeError(f"tolerance must be a number in [0, 1), got {tolerance!r}.")
+    if not 0 <= tolerance < 1:
+        raise ValueError(
+            f"tolerance must be in [0, 1) (0.1 accepts 10 % slower than the best), got "
+            f"{tolerance!r}."
+        )
+    measured = {}
+    for workers, speed in throughput.items():
+        _check_int("throughput's keys (worker counts)", workers, minimum=0)
+        if isinstance(speed, bool) or not isinstance(speed, numbers.Real):
+            raise TypeError(
+                f"throughput[{workers}] must be a number of samples per second, got {speed!r}."
+            )
+        if math.isnan(speed):
+            continue
+        if speed < 0 or math.isinf(speed):
+            raise ValueError(
+                f"throughput[{workers}] must be a finite number >= 0 of samples per second (or "
+                f"NaN for a skipped setting), got {speed!r}."
+            )
+        measured[int(workers)] = float(speed)
+    if not measured:
+        raise ValueError(
+            f"throughput has no measured entry (got {dict(throughput)!r}): measure at least one "
+            "setting, e.g. with loader_throughput(...)."
+        )
+    floor = (1 - tolerance) * max(measured.values())
+    return min(workers for workers, speed in measured.items() if speed >= floor)
 
 
 def loader_throughput(

@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from companion.throughput import ThroughputTable, loader_throughput
+from companion.throughput import ThroughputTable, choose_num_workers, loader_throughput
 
 matplotlib.use("Agg")
 
@@ -55,3 +55,66 @@ def test_loader_throughput_bad_arguments():
         loader_throughput(_make_loader, num_workers=(-1,))
     with pytest.raises(ValueError, match="no batch"):
         loader_throughput(lambda **kw: [], num_workers=(0,), pin_memory=(False,))
+
+
+# ----------------------------------------------------------------------------- choosing workers
+
+
+@pytest.mark.parametrize(
+    "throughput, tolerance, expected",
+    [
+        ({0: 1000.0, 1: 1900.0, 2: 2000.0, 4: 1950.0}, 0.1, 1),  # within 10 %: fewer workers
+        ({0: 1000.0, 1: 1900.0, 2: 2000.0, 4: 1950.0}, 0.0, 2),  # only the best
+        ({4: 2000.0, 2: 1990.0, 0: 500.0, 1: 1200.0}, 0.05, 2),  # entries in any order
+        ({3: 1000.0, 1: 1000.0, 2: 990.0}, 0.0, 1),  # a tie goes to fewer workers
+        ({5: 12.5}, 0.1, 5),  # one measurement
+        ({0: float("nan"), 1: 700.0, 2: 720.0}, 0.1, 1),  # skipped settings ignored
+        ({0: 750.0, 1: 1000.0}, 0.25, 0),  # exactly at the tolerance counts
+        ({0: 749.0, 1: 1000.0}, 0.25, 1),
+        ({np.int64(0): np.float64(10.0), 2: 11.0}, 0.1, 0),  # NumPy numbers are numbers
+    ],
+)
+def test_choose_num_workers(throughput, tolerance, expected):
+    chosen = choose_num_workers(throughput, tolerance=tolerance)
+    assert chosen == expected and type(chosen) is int
+
+
+def test_choose_num_workers_leaves_its_input_alone():
+    speeds = {0: float("nan"), 2: 5.0, 1: 3.0}
+    choose_num_workers(speeds)
+    assert list(speeds) == [0, 2, 1] and np.isnan(speeds[0])
+
+
+@pytest.mark.parametrize(
+    "throughput, tolerance, error, words",
+    [
+        ({}, 0.1, ValueError, "no measured entry"),
+        ({0: float("nan")}, 0.1, ValueError, "no measured entry"),
+        ({0: 1.0}, 1.0, ValueError, "tolerance must be in [0, 1)"),
+        ({0: 1.0}, -0.1, ValueError, "got -0.1"),
+        ({0: 1.0}, "10%", TypeError, "tolerance must be a number"),
+        ({-1: 1.0}, 0.1, ValueError, "worker counts) must be an int >= 0, got -1"),
+        ({True: 1.0}, 0.1, TypeError, "got True"),
+        ({0: -3.0}, 0.1, ValueError, "throughput[0] must be a finite number >= 0"),
+        ({0: float("inf")}, 0.1, ValueError, "got inf"),
+        ({0: "fast"}, 0.1, TypeError, "throughput[0] must be a number"),
+        ([(0, 1.0)], 0.1, TypeError, "must be a mapping"),
+    ],
+)
+def test_choose_num_workers_bad_arguments(throughput, tolerance, error, words):
+    with pytest.raises(error) as info:
+        choose_num_workers(throughput, tolerance=tolerance)
+    assert words in str(info.value)
+
+
+def test_table_recommend_uses_each_count_at_its_faster_pin_setting():
+    rows = [
+        {"num_workers": 0, "pin_memory": True, "samples_per_s": 1850.0},
+        {"num_workers": 0, "pin_memory": False, "samples_per_s": 800.0},
+        {"num_workers": 2, "pin_memory": False, "samples_per_s": 2000.0},
+        {"num_workers": 2, "pin_memory": True, "samples_per_s": float("nan")},
+    ]
+    assert ThroughputTable(rows).recommend(tolerance=0.1) == 0
+    assert ThroughputTable(rows).recommend(tolerance=0.05) == 2
+    with pytest.raises(ValueError, match="no row of this table was measured"):
+        ThroughputTable(rows[3:]).recommend()
