@@ -16,6 +16,18 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from companion._loop_checks import (
+    check_checkpoint_dir,
+    check_loader,
+    check_loss_fn,
+    check_loss_value,
+    check_model,
+    check_optimizer,
+    check_resume_epochs,
+    check_scheduler,
+    forward_failed,
+    loss_failed,
+)
 from companion.amp import autocast, check_amp, make_scaler
 from companion.checkpoint import (
     _loader_state,
@@ -29,6 +41,7 @@ from companion.checkpoint import (
 from companion.device import pick_device
 from companion.distributed import setup_distributed
 from companion.history import History
+from companion.resume import EpochFeed
 from companion.rng import get_rng_state, set_rng_state
 from companion.signals import StopRequest
 
@@ -116,18 +129,12 @@ def _check_model_device(model: nn.Module, device: torch.device) -> None:
 
 
 def _train_steps(model, loader, optimizer, loss_fn, *, device, amp, scaler, accumulate,
-                 clip_grad_norm, scheduler, skip_nonfinite, epoch, tally, start_batch=0,
-                 resume_rng=None):  # fmt: skip
+                 clip_grad_norm, scheduler, skip_nonfinite, epoch, tally):  # fmt: skip
     """Train over ``loader``, yielding ``tally`` after every optimizer step."""
     model.train()
     non_blocking = device.type == "cuda"
-    batches = iter(loader)
-    for _ in range(start_batch):  # replay the order up to a mid-epoch checkpoint, no compute
-        next(batches)
-    if resume_rng is not None:
-        set_rng_state(resume_rng)
     group: list = []
-    for batch in batches:
+    for batch in loader:
         group.append(_split(batch, epoch, tally.batches + len(group)))
         if len(group) == accumulate:
             _step(model, group, optimizer, loss_fn, device, non_blocking, amp, scaler,
@@ -138,6 +145,28 @@ def _train_steps(model, loader, optimizer, loss_fn, *, device, amp, scaler, accu
         _step(model, group, optimizer, loss_fn, device, non_blocking, amp, scaler,
               clip_grad_norm, scheduler, skip_nonfinite, epoch, tally)  # fmt: skip
         yield tally
+
+
+def _loss(model, inputs, targets, loss_fn, epoch: int, batch: int):
+    """``loss_fn(model(inputs), targets)``; torch's errors get a sentence naming the mistake."""
+    try:
+        outputs = _forward(model, inputs)
+    except Exception as err:
+        clearer = forward_failed(model, inputs, err, f"epoch {epoch + 1}, batch {batch + 1}")
+        if clearer is None:
+            raise
+        raise clearer from err
+    try:
+        loss = loss_fn(outputs, targets)
+    except Exception as err:
+        where = f"epoch {epoch + 1}, batch {batch + 1}"
+        clearer = loss_failed(outputs, targets, loss_fn, err, where)
+        if clearer is None:
+            raise
+        raise clearer from err
+    if not isinstance(loss, torch.Tensor) or loss.ndim:
+        check_loss_value(loss, loss_fn, f"epoch {epoch + 1}, batch {batch + 1}")
+    return loss
 
 
 def _step(model, group, optimizer, loss_fn, device, non_blocking, amp, scaler, clip_grad_norm,
@@ -151,7 +180,7 @@ def _step(model, group, optimizer, loss_fn, device, non_blocking, amp, scaler, c
         inputs = _move(inputs, device, non_blocking)
         targets = _move(targets, device, non_blocking)
         with autocast(device, amp):  # forward and loss only
-            loss = loss_fn(_forward(model, inputs), targets)
+            loss = _loss(model, inputs, targets, loss_fn, epoch, tally.batches)
         if len(group) > 1:
             # a mean loss over n samples, weighted n/total: the group's gradient equals the
             # gradient of the mean loss over all `total` samples, as one large batch would give
@@ -250,6 +279,7 @@ def train_one_epoch(
     """
     device = pick_device(device)
     _check_args(accumulate, clip_grad_norm, amp)
+    _check_training(model, loader, optimizer, loss_fn, scheduler, "loader")
     if amp == "fp16" and scaler is None:
         raise ValueError(
             "amp='fp16' needs a GradScaler: pass scaler=companion.make_scaler(device, 'fp16'), "
@@ -265,6 +295,14 @@ def train_one_epoch(
     if tally.batches == 0:
         raise ValueError("the loader yielded no batches; is the dataset empty?")
     return tally.mean_loss
+
+
+def _check_training(model, loader, optimizer, loss_fn, scheduler, loader_name: str) -> None:
+    check_model(model)
+    check_optimizer(optimizer, model, loss_fn)
+    check_scheduler(scheduler, optimizer)
+    check_loss_fn(loss_fn)
+    check_loader(loader, loader_name)
 
 
 def _is_classification(outputs, targets) -> bool:
@@ -309,6 +347,9 @@ def evaluate(
     """
     device = pick_device(device)
     check_amp(amp)
+    check_model(model)
+    check_loss_fn(loss_fn)
+    check_loader(loader, "loader")
     metrics = dict(metrics or {})
     for name, fn in metrics.items():
         if not callable(fn):
@@ -326,6 +367,8 @@ def evaluate(
                 with autocast(device, amp):
                     outputs = _forward(model, inputs)
                     loss = loss_fn(outputs, targets)
+                if not isinstance(loss, torch.Tensor) or loss.ndim:
+                    check_loss_value(loss, loss_fn, f"evaluation batch {i + 1}")
                 n = _count(inputs, targets)
                 samples += n
                 totals["loss"] += loss.item() * n
@@ -411,6 +454,10 @@ def fit(
     if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last < 1:
         raise ValueError(f"keep_last must be an int >= 1 (checkpoints kept), got {keep_last!r}")
     _check_args(accumulate, clip_grad_norm, amp)
+    _check_training(model, train_loader, optimizer, loss_fn, scheduler, "train_loader")
+    if val_loader is not None:
+        check_loader(val_loader, "val_loader")
+    check_checkpoint_dir(checkpoint_dir)
     ctx, device = setup_distributed(pick_device(device))  # under torchrun: this rank's device
     try:
         run = _Run(
@@ -421,6 +468,7 @@ def fit(
         train_loader, val_loader = ctx.shard(train_loader), ctx.shard(val_loader, shuffle=False)
         if resume:
             run.resume()
+            check_resume_epochs(run.start_epoch, num_epochs, checkpoint_dir)
         step_kwargs = dict(device=device, amp=amp, scaler=run.scaler, accumulate=accumulate,
                            clip_grad_norm=clip_grad_norm, skip_nonfinite=skip_nonfinite,
                            scheduler=scheduler if scheduler_step == "step" else None)  # fmt: skip
@@ -433,9 +481,9 @@ def fit(
                     if progress and ctx.is_main
                     else None
                 )
-                steps = _train_steps(train_model, train_loader, optimizer, loss_fn, epoch=epoch,
-                                     tally=run.tally, start_batch=start_batch, resume_rng=resume_rng,
-                                     **step_kwargs)  # fmt: skip
+                batches = run.feed.epoch(start_batch, resume_rng)  # skips what was done, unloaded
+                steps = _train_steps(train_model, batches, optimizer, loss_fn, epoch=epoch,
+                                     tally=run.tally, **step_kwargs)  # fmt: skip
                 for tally in steps:
                     run.global_step += 1
                     if bar is not None:
@@ -451,6 +499,8 @@ def fit(
                         if bar is not None:
                             bar.close()
                         return run.history
+                if run.tally.batches == 0:
+                    raise ValueError(f"train_loader yielded no batches in epoch {epoch + 1}")
                 record = ctx.mean({"train_loss": run.tally.mean_loss})
                 if val_loader is not None:
                     scores = evaluate(
@@ -488,6 +538,7 @@ class _Run:
         self.global_step, self.start_epoch = 0, 0
         self.epoch_start = None  # RNG and loader state when the current epoch began
         self._resume_point = None
+        self.feed, self._saved_feed = None, None  # the loader's batches; its checkpointed state
 
     def resume(self) -> None:
         path = latest_checkpoint(self.checkpoint_dir)
@@ -497,6 +548,7 @@ class _Run:
         saved = state["fit"]
         self.history = History.from_dict(saved["history"])
         self.global_step, self.start_epoch = saved["global_step"], state["epoch"]
+        self._saved_feed = saved.get("feed")
         if state["step"]:  # mid-epoch: replay the epoch's order, then continue from there
             self.tally = _Tally(**saved["tally"])
             self._resume_point = (saved["epoch_start"], state["rng"])
@@ -506,6 +558,10 @@ class _Run:
     def begin_epoch(self, epoch: int, loader):
         """Returns (batches to skip, RNG state to restore after skipping them)."""
         self.ctx.set_epoch(loader, epoch)
+        if self.feed is None:  # first epoch of this call; restores a resumed loader's state
+            self.feed = EpochFeed(loader, capture=self.checkpoint_dir is not None,
+                                  saved=self._saved_feed, mid_epoch=self._resume_point is not None,
+                                  rank=self.ctx.rank, world_size=self.ctx.world_size)  # fmt: skip
         if self._resume_point is not None:
             self.epoch_start, resume_rng = self._resume_point
             self._resume_point = None
@@ -523,9 +579,11 @@ class _Run:
             self.save(epoch + 1, 0)
 
     def save(self, epoch: int, step: int) -> None:
+        feed = self.feed.state() if self.feed is not None else None  # every rank: own workers
         if self.ctx.is_main:
             fit_state = dict(history=self.history.to_dict(), global_step=self.global_step,
-                             tally=asdict(self.tally), epoch_start=self.epoch_start)  # fmt: skip
+                             tally=asdict(self.tally), epoch_start=self.epoch_start,
+                             feed=feed)  # fmt: skip
             path = Path(self.checkpoint_dir) / checkpoint_name(epoch, self.global_step)
             save_checkpoint(path, **self.objects, epoch=epoch, step=step, fit=fit_state)
             for old in list_checkpoints(self.checkpoint_dir)[: -self.keep_last]:
