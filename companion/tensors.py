@@ -25,8 +25,8 @@ def as_float32(array: np.ndarray, device: torch.device | str = "cpu") -> torch.T
     is made, and writing into one shows in the other. That holds for any layout PyTorch can
     describe (contiguous, transposed, sliced with a step). Everything else is copied once:
 
-    - another dtype is converted (float64 rounds to float32; integers and booleans become their
-      float values);
+    - another dtype is converted (float64 rounds to float32, and values beyond its range become
+      ``inf`` with NumPy's overflow warning; integers and booleans become their float values);
     - negative strides (``a[::-1]``, ``np.flip``), which no tensor can describe, are laid out
       afresh;
     - a read-only array (``np.frombuffer`` on bytes, a memory map opened with ``mode="r"``) is
@@ -82,7 +82,9 @@ def as_float32(array: np.ndarray, device: torch.device | str = "cpu") -> torch.T
     else:
         # One pass: NumPy converts and lays the values out in C order (positive strides).
         tensor = torch.from_numpy(np.array(array, dtype=np.float32, order="C"))
-    return tensor.to(device)  # the CPU: the same tensor; elsewhere one transfer
+    if device.type == "cpu":
+        return tensor  # .to("cpu:0") would copy a tensor on "cpu"
+    return tensor.to(device)  # one transfer
 
 
 def _device(device) -> torch.device:

@@ -154,11 +154,15 @@ def ema_update(ema_model: nn.Module, model: nn.Module, decay: float) -> None:
 
 def _matched(averages: dict, currents: dict, what: str) -> list:
     if averages.keys() != currents.keys():
-        missing = sorted(currents.keys() - averages.keys())[:3]
-        extra = sorted(averages.keys() - currents.keys())[:3]
+        missing = sorted(currents.keys() - averages.keys())
+        extra = sorted(averages.keys() - currents.keys())
+        parts = [
+            f"ema_model lacks {missing[:3]}" if missing else "",
+            f"model lacks {extra[:3]}" if extra else "",
+        ]
         raise ValueError(
-            f"ema_model and model must have the same {what}: ema_model lacks {missing}, and has "
-            f"{extra} that model does not; build ema_model with copy.deepcopy(model)"
+            f"ema_model and model must have the same {what}: {', '.join(p for p in parts if p)}; "
+            "build ema_model with copy.deepcopy(model)"
         )
     wrong = [k for k in currents if averages[k].shape != currents[k].shape]
     if wrong:
