@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test setup sandbox lint format release verify bench clean
+.PHONY: lab test test-oldest setup sandbox lint format release verify bench clean
 
 # The stamp is rebuilt whenever pyproject.toml changes; otherwise setup does nothing.
 $(STAMP): pyproject.toml
@@ -14,6 +14,21 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+# The oldest PyTorch we test: a second environment for the companion's tests. The torch 2.13.0
+# CPU wheel has no matching torchvision on PyPI, so the tests that need torchvision are skipped
+# there (marker requires_torchvision) and run in the main environment.
+TORCH_OLDEST := 2.13.0
+OLDEST := .venv-torch$(TORCH_OLDEST)
+OLDEST_STAMP := $(OLDEST)/.installed
+
+$(OLDEST_STAMP): pyproject.toml $(STAMP)
+	test -x $(OLDEST)/bin/python || $(PYTHON) -m venv $(OLDEST)
+	$(OLDEST)/bin/python -m pip install --quiet --upgrade pip
+	$(OLDEST)/bin/python -m pip install --quiet "torch==$(TORCH_OLDEST)" \
+	  $$($(BIN)/python .ci/requirements.py --extra dev --without torch torchvision)
+	$(OLDEST)/bin/python -m pip install --quiet --no-deps -e .
+	touch $(OLDEST_STAMP)
 
 # JupyterLab refuses to run as root unless told; containers often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -39,6 +54,11 @@ test: setup sandbox
 	$(BIN)/ruff check companion autograder tests benchmarks examples
 	$(BIN)/python -m pytest -n 2 --dist loadscope tests
 	$(BIN)/python -m autograder verify
+	$(MAKE) --no-print-directory test-oldest
+
+test-oldest: $(OLDEST_STAMP)
+	@echo "companion tests on torch $(TORCH_OLDEST) ($(OLDEST)):"
+	$(OLDEST)/bin/python -m pytest -n 2 --dist loadscope -q tests/companion
 
 lint: setup
 	$(BIN)/ruff check companion autograder tests benchmarks examples
@@ -62,4 +82,4 @@ bench: setup
 	$(BIN)/python benchmarks/course.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) $(OLDEST) .pytest_cache

@@ -42,3 +42,24 @@ def test_environment_yml_python_matches_requires_python():
 
 def test_ci_runs_make_test():
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_the_oldest_environment_pins_the_floor_of_torch():
+    """The Makefile's second environment tests exactly the torch floor pyproject claims."""
+    makefile = (ROOT / "Makefile").read_text()
+    oldest = re.search(r"^TORCH_OLDEST := (\S+)$", makefile, re.M).group(1)
+    floor = _names(_pyproject_requirements())["torch"]
+    assert floor == f"torch>={'.'.join(oldest.split('.')[:2])}", (floor, oldest)
+    assert "test-oldest" in re.search(r"^test: .*?(?=^\S)", makefile, re.M | re.S).group(0)
+
+
+def test_requirements_script_leaves_out_what_it_is_told():
+    import subprocess
+    import sys
+
+    script = ROOT / ".ci" / "requirements.py"
+    run = [sys.executable, str(script), "--extra", "dev", "--without", "torch", "torchvision"]
+    lines = subprocess.run(run, capture_output=True, text=True, check=True).stdout.split()
+    names = set(_names(lines))
+    assert {"numpy", "onnxruntime", "pytest"} <= names
+    assert not names & {"torch", "torchvision", "jupyterlab"}  # left out, or not asked for

@@ -102,6 +102,7 @@ def test_residual_block_keeps_shape_and_adds_its_input():
         companion.ResidualBlock(0)
 
 
+@pytest.mark.requires_torchvision
 def test_with_features_adds_a_head_and_returns_an_inner_layer_once():
     from torchvision.models import resnet18
 
@@ -126,6 +127,7 @@ def test_with_features_adds_a_head_and_returns_an_inner_layer_once():
     )
 
 
+@pytest.mark.requires_torchvision
 def test_with_features_names_what_is_wrong():
     from torchvision.models import resnet18
 

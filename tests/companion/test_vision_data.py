@@ -89,6 +89,7 @@ def cifar_checksums_of_fixture(monkeypatch, tmp_path):
 # ----------------------------------------------------------------------------- torchvision
 
 
+@pytest.mark.requires_torchvision
 def test_fashion_mnist_loads_idx_files_with_the_real_torchvision_class(tmp_path):
     from torchvision.datasets import FashionMNIST
 
@@ -107,6 +108,7 @@ def test_fashion_mnist_loads_idx_files_with_the_real_torchvision_class(tmp_path)
     assert targets.tolist() == arrays["train"][1].tolist()
 
 
+@pytest.mark.requires_torchvision
 def test_fashion_mnist_decompresses_gz_archives(tmp_path):
     arrays = _write_fashion_mnist(tmp_path, gz=True)
     ds = fashion_mnist(tmp_path, train=False)
@@ -114,6 +116,7 @@ def test_fashion_mnist_decompresses_gz_archives(tmp_path):
     assert np.array_equal(ds.targets.numpy(), arrays["t10k"][1])
 
 
+@pytest.mark.requires_torchvision
 def test_fashion_mnist_missing_files_say_where_and_how(tmp_path):
     with pytest.raises(FileNotFoundError) as info:
         fashion_mnist(tmp_path / "nowhere")
@@ -122,6 +125,7 @@ def test_fashion_mnist_missing_files_say_where_and_how(tmp_path):
     assert "train-images-idx3-ubyte" in message and "download=True" in message
 
 
+@pytest.mark.requires_torchvision
 def test_cifar10_loads_pickled_batches_with_the_real_torchvision_class(cifar_checksums_of_fixture):
     from torchvision.datasets import CIFAR10
 
@@ -141,6 +145,7 @@ def test_cifar10_loads_pickled_batches_with_the_real_torchvision_class(cifar_che
     )
 
 
+@pytest.mark.requires_torchvision
 def test_cifar10_reports_files_that_fail_the_official_checksums(tmp_path):
     _write_cifar10(tmp_path)  # our fixture bytes are not the official files
     with pytest.raises(ValueError, match="MD5") as info:
@@ -148,6 +153,7 @@ def test_cifar10_reports_files_that_fail_the_official_checksums(tmp_path):
     assert "data_batch_1" in str(info.value) and "download" in str(info.value)
 
 
+@pytest.mark.requires_torchvision
 def test_cifar10_missing_files_say_where_and_how(tmp_path):
     with pytest.raises(FileNotFoundError) as info:
         cifar10(tmp_path)
