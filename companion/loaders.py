@@ -194,17 +194,34 @@ class InMemoryLoader:
         return math.ceil(self.num_samples / self.batch_size)
 
     def __iter__(self) -> Iterator[tuple[torch.Tensor, ...]]:
+        return self.iter_from(0)
+
+    def iter_from(self, start_batch: int) -> Iterator[tuple[torch.Tensor, ...]]:
+        """Start an epoch as ``iter(loader)`` does, but yield its batches from ``start_batch`` on.
+
+        The epoch's whole order is drawn, so the generator advances exactly as with ``iter``;
+        the skipped batches are never gathered. ``fit`` resumes mid-epoch with it.
+
+        Args:
+            start_batch: batches of the epoch to leave out, an int >= 0.
+
+        Example:
+            >>> loader = InMemoryLoader(torch.arange(10), batch_size=4, shuffle=False)
+            >>> [ids.tolist() for (ids,) in loader.iter_from(1)]
+            [[4, 5, 6, 7], [8, 9]]
+        """
+        start_batch = _check_int("start_batch", start_batch, minimum=0)
         if self.shuffle:
             order = torch.randperm(self.num_samples, generator=self._generator)
         else:
             order = torch.arange(self.num_samples)
         self.epoch += 1
-        return self._batches(order.to(self.device))
+        return self._batches(order.to(self.device), start_batch)
 
-    def _batches(self, order: torch.Tensor) -> Iterator[tuple[torch.Tensor, ...]]:
+    def _batches(self, order: torch.Tensor, start: int) -> Iterator[tuple[torch.Tensor, ...]]:
         # One small gather per batch: a single big permuted copy per epoch would double the
         # memory, and its multi-threaded gather stalls when other processes share the cores.
-        for index in order[: len(self) * self.batch_size].split(self.batch_size):
+        for index in order[: len(self) * self.batch_size].split(self.batch_size)[start:]:
             yield tuple(t.index_select(0, index) for t in self.tensors)
 
     def state_dict(self) -> dict[str, Any]:
