@@ -41,7 +41,7 @@ from companion.checkpoint import (
 from companion.device import pick_device
 from companion.distributed import setup_distributed
 from companion.history import History
-from companion.resume import EpochFeed
+from companion.resume import EpochFeed, saved_by_rank
 from companion.rng import get_rng_state, set_rng_state
 from companion.signals import StopRequest
 
@@ -549,8 +549,8 @@ class _Run:
         self.history = History.from_dict(saved["history"])
         self.global_step, self.start_epoch = saved["global_step"], state["epoch"]
         self._saved_feed = saved.get("feed")
-        if state["step"]:  # mid-epoch: replay the epoch's order, then continue from there
-            self.tally = _Tally(**saved["tally"])
+        if state["step"]:  # mid-epoch: rebuild the epoch's order, then continue from there
+            self.tally = _Tally(**saved_by_rank(saved, self.ctx.rank, "tally", saved["tally"]))
             self._resume_point = (saved["epoch_start"], state["rng"])
         else:
             set_rng_state(state["rng"])
@@ -579,7 +579,8 @@ class _Run:
             self.save(epoch + 1, 0)
 
     def save(self, epoch: int, step: int) -> None:
-        feed = self.feed.state() if self.feed is not None else None  # every rank: own workers
+        # on every rank: each has its own workers and running tally
+        feed = self.feed.state(tally=asdict(self.tally)) if self.feed is not None else None
         if self.ctx.is_main:
             fit_state = dict(history=self.history.to_dict(), global_step=self.global_step,
                              tally=asdict(self.tally), epoch_start=self.epoch_start,

@@ -52,7 +52,7 @@ from torch.utils.data import (
 from companion.checkpoint import _loader_state, _set_loader_state
 from companion.rng import set_rng_state
 
-__all__ = ["EpochFeed", "ReplayWarning", "resume_mode"]
+__all__ = ["EpochFeed", "ReplayWarning", "resume_mode", "saved_by_rank"]
 
 # Samplers whose order depends only on their generator (or the global one) at the epoch's start.
 _STANDARD_SAMPLERS = (
@@ -178,7 +178,7 @@ class EpochFeed:
             return _Batches(self, self.loader, resume_rng)
         reason = self.reason or "the checkpoint holds no state for this loader"
         if self.mode == "skip":
-            workers = self.saved.get("workers", {}).get(self.rank)
+            workers = saved_by_rank({"feed": self.saved}, self.rank, "workers", None)
             same = self.saved.get("num_workers", 0) == self.num_workers
             if self.num_workers == 0 or (workers is not None and same):
                 return self._skip(start_batch, resume_rng, workers or {})
@@ -195,17 +195,23 @@ class EpochFeed:
             )
         return _Replay(self.loader, start_batch, resume_rng)
 
-    def state(self) -> dict:
-        """What a checkpoint taken now needs to resume this loader (call it on every rank)."""
+    def state(self, **mine) -> dict:
+        """What a checkpoint taken now needs to resume this loader.
+
+        Under torchrun, call it on every rank: each rank's worker states and ``mine`` (values
+        of this rank's own, such as ``fit``'s running tally) are gathered for rank 0 to save;
+        :func:`saved_by_rank` reads them back.
+        """
         if self.mode == "stateful":
             loader = {**(_loader_state(self.loader) or {}), "stateful": self.loader.state_dict()}
         else:
             loader = _loader_state(self.loader)
         state = {"mode": self.mode, "loader": loader}
         if self.capture:
-            mine = {worker: _plain_rng(raw) for worker, raw in sorted(self._workers.items())}
+            workers = {worker: _plain_rng(raw) for worker, raw in sorted(self._workers.items())}
+            mine["workers"] = workers
             state["num_workers"] = self.num_workers
-            state["workers"] = _gather(mine, self.rank, self.world_size)
+        state["ranks"] = _gather(mine, self.rank, self.world_size)
         return state
 
     def _restore_loader(self, state: dict) -> None:
@@ -353,6 +359,12 @@ class _WorkerStart:
         state = self.states.get(worker_id)
         if state is not None:
             set_rng_state(_plain_rng(state))
+
+
+def saved_by_rank(fit_state: dict, rank: int, key: str, default):
+    """``key`` as this rank saved it through :meth:`EpochFeed.state`, else ``default``."""
+    ranks = (fit_state.get("feed") or {}).get("ranks") or {}
+    return ranks.get(rank, {}).get(key, default)
 
 
 def _worker_rng() -> bytes:

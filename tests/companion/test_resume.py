@@ -347,3 +347,44 @@ def test_a_feed_rejects_a_checkpoint_past_the_end_of_the_epoch():
     feed = EpochFeed(DataLoader(TensorDataset(torch.arange(8)), batch_size=2), capture=False)
     with pytest.raises(ValueError, match="only 4 batches"):
         list(feed.epoch(start_batch=6))
+
+
+@pytest.mark.slow
+def test_torchrun_mid_epoch_resume_loads_only_the_rest_on_every_rank(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).with_name("_resume_ddp_run.py")
+
+    def torchrun(name, mode, stop_at=0):
+        out = tmp_path / name
+        out.mkdir()
+        args = ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", str(script),
+                str(out), str(tmp_path / "ckpt"), mode, str(stop_at)]  # fmt: skip
+        done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return [
+            {
+                **torch.load(out / f"rank{r}.pt", weights_only=True),
+                "loaded": [int(i) for i in (out / f"rank{r}.log").read_text().split()],
+            }
+            for r in range(2)
+        ]
+
+    full = torchrun("full", "full")
+    consumed = 3  # rank 0 asks to stop during batch 3 of epoch 2; every rank stops after it
+    stopped = torchrun("stop", "stop", full[0]["batches"] + consumed)
+    assert all(s["interrupted"] for s in stopped)
+    resumed = torchrun("resumed", "resume")
+    for rank in range(2):
+        skipped = full[rank]["batches"] + consumed
+        seen_full, seen_resumed = full[rank]["seen"][skipped:], resumed[rank]["seen"]
+        assert len(seen_full) == len(seen_resumed)
+        for (index_a, x_a), (index_b, x_b) in zip(seen_full, seen_resumed):
+            assert torch.equal(index_a, index_b) and torch.equal(x_a, x_b), rank
+        for key, value in full[rank]["state"].items():
+            assert torch.equal(value, resumed[rank]["state"][key]), (rank, key)
+        assert resumed[rank]["loss"] == full[rank]["loss"]
+        expected = sorted(int(i) for index, _ in seen_full for i in index)
+        assert sorted(resumed[rank]["loaded"]) == expected, rank  # this rank's rest, nothing more
