@@ -1,5 +1,8 @@
 """Mixed precision with ``torch.amp``: one place that turns ``amp="bf16"`` into the right tools.
 
+``amp_step`` is one optimizer step with autocast and a scaler, ``clip_and_step`` clips the
+true (unscaled) gradients before the step: the references of chapter 7.
+
 In older code you will see ``torch.cuda.amp.autocast()`` and ``torch.cuda.amp.GradScaler()``;
 the current forms are ``torch.autocast("cuda", dtype=...)`` and ``torch.amp.GradScaler("cuda")``.
 """
@@ -10,7 +13,7 @@ import contextlib
 
 import torch
 
-__all__ = ["AMP_DTYPES", "autocast", "make_scaler", "check_amp"]
+__all__ = ["AMP_DTYPES", "amp_step", "autocast", "check_amp", "clip_and_step", "make_scaler"]
 
 AMP_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
@@ -62,3 +65,137 @@ def make_scaler(device: torch.device | str, amp: str | None) -> torch.amp.GradSc
     if amp != "fp16":
         return None
     return torch.amp.GradScaler(torch.device(device).type)
+
+
+def _check_amp_dtype(dtype) -> torch.dtype:
+    if dtype not in (torch.float16, torch.bfloat16):
+        raise ValueError(
+            f"dtype must be torch.float16 or torch.bfloat16, got {dtype!r}. "
+            "Autocast runs chosen operations in one of these half-precision types."
+        )
+    return dtype
+
+
+def _check_scaler(scaler, dtype: torch.dtype) -> None:
+    if scaler is not None and not isinstance(scaler, torch.amp.GradScaler):
+        raise TypeError(
+            f"scaler must be a torch.amp.GradScaler or None, got {type(scaler).__name__}. "
+            "Create one per run with torch.amp.GradScaler(device_type)."
+        )
+    if scaler is None and dtype == torch.float16:
+        raise ValueError(
+            "dtype=torch.float16 needs a GradScaler (scaler=None was given): fp16 gradients "
+            "underflow to zero without loss scaling. Pass torch.amp.GradScaler(device_type), or "
+            "use torch.bfloat16, which needs none."
+        )
+
+
+def amp_step(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    loss_fn,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    scaler: torch.amp.GradScaler | None,
+    device_type: str,
+    dtype: torch.dtype,
+) -> float:
+    """One optimizer step on one batch with mixed precision (``torch.amp``).
+
+    Gradients left from before are cleared. ``torch.autocast(device_type, dtype)`` covers the
+    forward pass and the loss only; ``backward()`` and the optimizer step run outside it. With a
+    scaler, the loss is scaled before ``backward()``, ``scaler.step`` takes the step (and skips it
+    when the gradients hold inf or NaN), and ``scaler.update()`` adapts the scale after every
+    step, skipped ones included. Without a scaler (bf16, whose range is float32's), the step is
+    a plain ``backward()`` and ``optimizer.step()``.
+
+    Args:
+        model: the model, on the device the batch is on.
+        optimizer: an optimizer over ``model``'s parameters.
+        loss_fn: the loss of a batch, e.g. ``nn.CrossEntropyLoss()``.
+        inputs: the batch's inputs, passed as ``model(inputs)``.
+        targets: the batch's targets.
+        scaler: a ``torch.amp.GradScaler`` (required for float16), or None.
+        device_type: ``"cuda"``, ``"cpu"``, ``"mps"``...: where autocast applies.
+        dtype: ``torch.float16`` or ``torch.bfloat16``.
+
+    Returns:
+        The batch's loss as a Python float, unscaled (inf or NaN when the forward pass
+        overflowed; the scaler then skips the step).
+
+    Raises:
+        TypeError: ``scaler`` is neither a GradScaler nor None.
+        ValueError: ``dtype`` is not a half-precision type, or float16 without a scaler.
+
+    Example:
+        >>> model = torch.nn.Linear(4, 2)
+        >>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        >>> x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+        >>> loss = amp_step(model, optimizer, torch.nn.CrossEntropyLoss(), x, y,
+        ...                 torch.amp.GradScaler("cpu"), "cpu", torch.float16)
+    """
+    _check_amp_dtype(dtype)
+    _check_scaler(scaler, dtype)
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(device_type=device_type, dtype=dtype):  # forward and loss only
+        loss = loss_fn(model(inputs), targets)
+    if scaler is None:
+        loss.backward()
+        optimizer.step()
+    else:
+        scaler.scale(loss).backward()  # a larger loss: small fp16 gradients do not flush to 0
+        scaler.step(optimizer)  # unscales, then steps unless a gradient is inf/NaN
+        scaler.update()  # every step: halve after an overflow, grow after a quiet stretch
+    return loss.item()
+
+
+def clip_and_step(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    scaler: torch.amp.GradScaler | None,
+    max_norm: float,
+) -> float:
+    """Clip the gradients of ``model`` to a total norm of ``max_norm``, then take the step.
+
+    Call it after ``backward()`` of the loss, scaled by ``scaler`` when there is one. The norm
+    that is measured and clipped is the norm of the true gradients: ``scaler.unscale_`` divides
+    them by the scale first (they are otherwise ``scale`` times too large, and the clip would
+    shrink them by that factor). The step then goes through the scaler, which skips it when a
+    gradient is inf or NaN, and the scale is updated. Without a scaler: clip, then
+    ``optimizer.step()``.
+
+    Args:
+        model: the model whose parameters' ``.grad`` hold the (scaled) gradients.
+        optimizer: the optimizer over ``model``'s parameters.
+        scaler: the ``torch.amp.GradScaler`` that scaled the loss, or None.
+        max_norm: the largest total (2-)norm the gradients may have, > 0.
+
+    Returns:
+        The total norm of the true gradients before clipping, as a Python float (inf or NaN
+        when they overflowed and the step was skipped).
+
+    Raises:
+        TypeError: ``scaler`` is neither a GradScaler nor None, or ``max_norm`` is not a number.
+        ValueError: ``max_norm`` is not positive.
+
+    Example:
+        >>> model = torch.nn.Linear(4, 2)
+        >>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        >>> scaler = torch.amp.GradScaler("cpu", init_scale=1024.0)
+        >>> scaler.scale(model(torch.randn(8, 4)).pow(2).mean()).backward()
+        >>> norm = clip_and_step(model, optimizer, scaler, max_norm=1.0)
+    """
+    _check_scaler(scaler, torch.bfloat16)
+    if isinstance(max_norm, bool) or not isinstance(max_norm, (int, float)):
+        raise TypeError(f"max_norm must be a positive number, got {max_norm!r}")
+    if not max_norm > 0:
+        raise ValueError(f"max_norm must be > 0, got {max_norm!r}")
+    if scaler is not None:
+        scaler.unscale_(optimizer)  # the true gradients, so that max_norm means what it says
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    if scaler is None:
+        optimizer.step()
+    else:
+        scaler.step(optimizer)  # already unscaled: steps unless a gradient is inf/NaN
+        scaler.update()
+    return norm.item()
