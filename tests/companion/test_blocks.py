@@ -1,0 +1,92 @@
+"""Tests for companion.blocks.Standardize (ResidualBlock and WithFeatures: test_notebook.py)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from companion.blocks import Standardize
+
+
+def test_forward_standardizes_each_channel():
+    norm = Standardize([0.0, 1.0, 2.0], [1.0, 2.0, 4.0])
+    x = torch.randn(2, 3, 4, 5)
+    mean = torch.tensor([0.0, 1.0, 2.0]).view(1, 3, 1, 1)
+    std = torch.tensor([1.0, 2.0, 4.0]).view(1, 3, 1, 1)
+    torch.testing.assert_close(norm(x), (x - mean) / std)
+
+
+def test_any_number_of_trailing_dimensions():
+    norm = Standardize([1.0, -1.0], [2.0, 0.5])
+    x = torch.randn(5, 2)
+    torch.testing.assert_close(norm(x), (x - torch.tensor([1.0, -1.0])) / torch.tensor([2.0, 0.5]))
+
+
+def test_statistics_are_buffers_in_the_state_dict_not_parameters():
+    norm = Standardize([0.5], [0.25])
+    assert list(norm.parameters()) == []
+    assert sorted(norm.state_dict()) == ["mean", "std"]
+    assert norm.state_dict()["mean"].shape == (1,)
+    assert not norm.mean.requires_grad
+
+
+def test_statistics_follow_the_device_and_dtype():
+    norm = Standardize([0.5, 0.5], [0.25, 0.25]).to("meta")
+    assert norm.mean.device.type == "meta" and norm.std.device.type == "meta"
+    out = norm(torch.empty(3, 2, 4, 4, device="meta"))
+    assert out.device.type == "meta" and out.shape == (3, 2, 4, 4)
+    double = Standardize([0.5], [0.25]).double()
+    assert double.mean.dtype == torch.float64
+    assert double(torch.ones(1, 1, 2, 2, dtype=torch.float64)).dtype == torch.float64
+
+
+@pytest.mark.parametrize(
+    "mean",
+    [[1, 2, 3], np.array([1.0, 2.0, 3.0]), torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)],
+)
+def test_statistics_are_float32_copies(mean):
+    norm = Standardize(mean, [1, 1, 1])
+    assert norm.mean.dtype == torch.float32
+    if isinstance(mean, torch.Tensor):
+        mean.add_(100)  # the caller's tensor changes later: the module keeps its own copy
+    assert norm.mean.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_checkpoint_round_trip_restores_the_statistics():
+    saved = Standardize([0.1, 0.2], [0.3, 0.4])
+    buffer = io.BytesIO()
+    torch.save(saved.state_dict(), buffer)
+    buffer.seek(0)
+    fresh = Standardize([0.0, 0.0], [1.0, 1.0])
+    fresh.load_state_dict(torch.load(buffer, weights_only=True))
+    x = torch.randn(2, 2, 3, 3)
+    torch.testing.assert_close(fresh(x), saved(x))
+
+
+def test_inside_a_model_moves_with_it():
+    model = nn.Sequential(Standardize([0.5], [0.2]), nn.Conv2d(1, 2, 3)).to("meta")
+    assert {t.device.type for t in model.state_dict().values()} == {"meta"}
+
+
+@pytest.mark.parametrize(
+    ("mean", "std", "match"),
+    [
+        ([0.0, 0.0], [1.0], "one number per channel"),
+        ([0.0], [0.0], "positive"),
+        ([0.0], [-1.0], "positive"),
+        ([], [], "non-empty"),
+        ([[0.0]], [[1.0]], "non-empty lists"),
+    ],
+)
+def test_bad_statistics_are_value_errors(mean, std, match):
+    with pytest.raises(ValueError, match=match):
+        Standardize(mean, std)
+
+
+def test_wrong_channels_in_forward_is_a_value_error():
+    with pytest.raises(ValueError, match=r"\(B, 3, \.\.\.\)"):
+        Standardize([0.0] * 3, [1.0] * 3)(torch.zeros(2, 1, 4, 4))
