@@ -603,13 +603,28 @@ _RULES: list[tuple[str, str, str, str, str]] = [
     (
         "device_mismatch",
         r"Expected all tensors to be on the same device|Input type \(.*\) and weight type "
-        r"\(.*\) should be the same|found at least two devices",
+        r"\(.*\) should be the same|found at least two devices|is not on the expected device",
         "An operation got tensors on different devices: the model is on one device and the "
         "inputs, targets, a mask or a constant inside the model are on another.",
         "Pick one device at the entry point and move the model and every batch to it "
         "(inputs.to(device), targets.to(device)); register constants in a module with "
         "register_buffer so model.to(device) moves them. companion.find_device_mismatches("
         "model, inputs) lists the stragglers.",
+        "chapter 6 (Debugging)",
+    ),
+    (
+        "shape_mismatch",
+        r"mat1 and mat2 shapes cannot be multiplied|expected input\[.*\] to have \d+ channels|"
+        r"Expected input batch_size \(\d+\) to match target batch_size|The size of tensor a "
+        r"\(\d+\) must match the size of tensor b|shape '\[.*\]' is invalid for input of size",
+        "Two shapes do not fit: most often the in_features of the first nn.Linear after a "
+        "conv/pool chain (in 'mat1 and mat2 shapes cannot be multiplied (4x1152 and 1568x10)', "
+        "1152 values per sample arrive where in_features=1568 was declared), the channels a "
+        "convolution expects, or inputs and targets of different batch sizes.",
+        "Print the shapes going in, or trace every layer: companion.trace_shapes(model, inputs) "
+        "marks the failing layer. Compute in_features by a dry run "
+        "(companion.output_shape(features, (1, C, H, W))) or use nn.LazyLinear, instead of by "
+        "hand.",
         "chapter 6 (Debugging)",
     ),
     (
@@ -692,8 +707,9 @@ def diagnose(error_text) -> Diagnosis:
     Recognises, among others: the CPU-only wheel ("Torch not compiled with CUDA enabled"), a
     driver too old for the wheel, no driver, out of memory (CUDA, MPS, CPU), "device-side
     assert triggered", a DataLoader worker killed, pickling errors of workers, CUDA in forked
-    workers, "no kernel image is available", tensors on different devices, MPS not available,
-    a torchvision or NumPy built for another version, torch not installed, a broken install.
+    workers, "no kernel image is available", tensors on different devices, shapes that do not
+    fit (in_features, channels, batch sizes), MPS not available, a torchvision or NumPy built
+    for another version, torch not installed, a broken install.
 
     Args:
         error_text: the message (a traceback's last lines are enough), or the exception itself.

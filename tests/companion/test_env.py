@@ -95,6 +95,28 @@ def test_cuda_compatible_validates_its_inputs():
             "device_mismatch",
         ),
         (
+            "RuntimeError: Tensor on device meta is not on the expected device cpu!",
+            "device_mismatch",
+        ),
+        (
+            "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x1152 and 1568x10)",
+            "shape_mismatch",
+        ),
+        (
+            "RuntimeError: Given groups=1, weight of size [8, 3, 3, 3], expected input[2, 1, 8, "
+            "8] to have 3 channels, but got 1 channels instead",
+            "shape_mismatch",
+        ),
+        (
+            "ValueError: Expected input batch_size (4) to match target batch_size (5).",
+            "shape_mismatch",
+        ),
+        (
+            "RuntimeError: The size of tensor a (4) must match the size of tensor b (5) at "
+            "non-singleton dimension 1",
+            "shape_mismatch",
+        ),
+        (
             "RuntimeError: The MPS backend is supported on MacOS 12.3+. Current OS version "
             "can be queried using `sw_vers`",
             "mps_unavailable",
@@ -127,6 +149,7 @@ def test_diagnose_gives_actionable_fixes():
     assert "CUDA_LAUNCH_BLOCKING" in diagnose("device-side assert triggered").fix
     assert "find_device_mismatches" in diagnose("Expected all tensors to be on the same device").fix
     assert "batch size" in diagnose("CUDA out of memory").fix
+    assert "trace_shapes" in diagnose("mat1 and mat2 shapes cannot be multiplied (4x8)").fix
 
 
 def test_diagnose_accepts_the_exception_itself():
