@@ -136,7 +136,7 @@ def _loader_state(loader) -> dict | None:
         state = {}
         if loader.generator is not None:
             state["generator"] = loader.generator.get_state()
-        sampler = getattr(loader, "sampler", None)
+        sampler = getattr(loader.batch_sampler, "sampler", loader.sampler)  # the one that orders
         if getattr(sampler, "generator", None) is not None:
             state["sampler_generator"] = sampler.generator.get_state()
         return state
@@ -151,7 +151,7 @@ def _set_loader_state(loader, state: dict | None) -> None:
     if isinstance(loader, torch.utils.data.DataLoader):
         if "generator" in state and loader.generator is not None:
             loader.generator.set_state(state["generator"])
-        sampler = getattr(loader, "sampler", None)
+        sampler = getattr(loader.batch_sampler, "sampler", loader.sampler)
         if "sampler_generator" in state and getattr(sampler, "generator", None) is not None:
             sampler.generator.set_state(state["sampler_generator"])
     elif "loader" in state and callable(getattr(loader, "load_state_dict", None)):

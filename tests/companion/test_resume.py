@@ -15,10 +15,12 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 from torch.utils.data import (
+    BatchSampler,
     DataLoader,
     Dataset,
     DistributedSampler,
     IterableDataset,
+    RandomSampler,
     Sampler,
 )
 
@@ -98,6 +100,9 @@ def make_loader(kind, dataset, num_workers):
     if kind == "distributed":  # rank 1 of 2, given explicitly: one process plays one rank
         sampler = DistributedSampler(dataset, num_replicas=2, rank=1, shuffle=True, seed=3)
         return DataLoader(dataset, batch_size=BATCH, sampler=sampler, **workers)
+    if kind == "batch_sampler":  # the user's own BatchSampler over a seeded RandomSampler
+        sampler = RandomSampler(dataset, generator=torch.Generator().manual_seed(5))
+        return DataLoader(dataset, batch_sampler=BatchSampler(sampler, BATCH, False), **workers)
     if kind == "unbatched":
         return DataLoader(dataset, batch_size=None, shuffle=True, **workers)
     if kind == "iterable":
@@ -192,7 +197,8 @@ def remaining_indices(full, consumed):
     return sorted(int(i) for index, _ in seen for i in index.reshape(-1))
 
 
-LOADERS = ["sequential", "random", "random_generator", "drop_last", "distributed", "unbatched"]
+LOADERS = ["sequential", "random", "random_generator", "drop_last", "distributed", "batch_sampler",
+           "unbatched"]  # fmt: skip
 
 
 @pytest.mark.parametrize("num_workers", [0, 2])
