@@ -67,7 +67,7 @@ _SUSPICIOUS = [
         r"input_transformer|ast_transformers|\.events\.register",
         "IPython's input transformers/events",
     ),
-    (r"\bsettrace\b|\bsetprofile\b|addaudithook", "tracing or audit hooks"),
+    (r"\bsettrace\b|\bsetprofile\b|addaudithook|\btracemalloc\b", "tracing or audit hooks"),
     (r"__code__|__globals__|__closure__|__builtins__", "function internals"),
     (r"_getframe|currentframe|\bf_back\b|\bf_locals\b|inspect\.stack", "frames of the caller"),
     (r"\bctypes\b", "ctypes"),
