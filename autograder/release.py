@@ -3,9 +3,14 @@
 The notebook passes through nbgrader's own preprocessors, in the order ``nbgrader
 generate_assignment`` uses (lock cells, clear solutions, clear outputs, checksums, clear hidden
 tests, clear the mark scheme), configured by ``course/nbgrader_config.py``, so both workflows give
-the same cells. We add ``metadata.autograder``: the chapter, a stamp of what the file was made
-from, and a hash of the file itself, which tells an untouched release from a learner's edits.
-Nothing depends on the time or on random ids, so releasing twice changes nothing.
+the same cells, then :class:`autograder.lab.LabReady` (Run All goes past failing tests; the notebook
+opens unmodified in JupyterLab). We add ``metadata.autograder``: the chapter, a stamp of what the
+file was made from, and a hash of the file itself, which tells an untouched release from a
+learner's edits. Nothing depends on the time or on random ids, so releasing twice changes nothing.
+
+One field depends on the machine: ``language_info.version``, the Python version of the kernel, which
+JupyterLab compares with its kernel's. Release writes the running Python's (under ``make lab``, the
+learner's), refreshes it in untouched notebooks, and ``--check`` ignores it.
 """
 
 from __future__ import annotations
@@ -18,11 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.course import Chapter, Course, CourseError
+from autograder.lab import current_python
 
 __all__ = ["ReleaseReport", "release", "released_notebook"]
 
 # Bump when the release recipe changes: it invalidates the stamp of every released notebook.
-RELEASE_FORMAT = 1
+RELEASE_FORMAT = 2
 _BACKUP_DIR = "backup"
 
 
@@ -101,15 +107,19 @@ def release(
     chapters = course.chapters()
     config_bytes = course.config_file.read_bytes() if course.config_file.is_file() else b""
     expected = {chapter.released_name for chapter in chapters}
+    local_python = current_python()
     for chapter in chapters:
         target = notebooks / chapter.released_name
         stamp = _stamp(chapter, config_bytes)
         on_disk = _read_json(target)
         if not (check or force) and on_disk is not None and _stamp_of(on_disk) == stamp:
             # Released from this very source: untouched, or holding the learner's work on it.
-            report.up_to_date.append(target)
-            continue
-        text = released_notebook(course, chapter, stamp=stamp)
+            # An untouched one is rewritten only for another Python (see the module docstring).
+            if _python_of(on_disk) == local_python or not _is_pristine(on_disk):
+                report.up_to_date.append(target)
+                continue
+        python = (_python_of(on_disk) if check and on_disk else None) or local_python
+        text = released_notebook(course, chapter, stamp=stamp, python_version=python)
         if on_disk is not None and target.read_text(encoding="utf-8") == text:
             report.up_to_date.append(target)
             continue
@@ -138,13 +148,20 @@ def release(
     return report
 
 
-def released_notebook(course: Course, chapter: Chapter, *, stamp: str | None = None) -> str:
+def released_notebook(
+    course: Course,
+    chapter: Chapter,
+    *,
+    stamp: str | None = None,
+    python_version: str | None = None,
+) -> str:
     """The exact text of the learner's notebook for one chapter.
 
     Args:
         course: the course (its ``nbgrader_config.py`` configures nbgrader's preprocessors).
         chapter: the chapter to release.
         stamp: the source stamp to record (computed when omitted).
+        python_version: the kernel's Python version for ``language_info`` (None: this one's).
 
     Returns:
         The notebook file's text, ending with a newline.
@@ -162,7 +179,7 @@ def released_notebook(course: Course, chapter: Chapter, *, stamp: str | None = N
     nb = _read_source(chapter)
     resources: dict = {}
     try:
-        for preprocessor in _preprocessors(config):
+        for preprocessor in _preprocessors(config, python_version):
             nb, resources = preprocessor.preprocess(nb, resources)
     except Exception as exc:  # nbgrader raises RuntimeError/ValueError/ValidationError
         raise CourseError(f"nbgrader cannot release {chapter.source}: {exc}") from exc
@@ -173,7 +190,7 @@ def released_notebook(course: Course, chapter: Chapter, *, stamp: str | None = N
     return text if text.endswith("\n") else text + "\n"
 
 
-def _preprocessors(config) -> list:
+def _preprocessors(config, python_version: str | None = None) -> list:
     from nbgrader.preprocessors import (
         CheckCellMetadata,
         ClearHiddenTests,
@@ -184,8 +201,11 @@ def _preprocessors(config) -> list:
         LockCells,
     )
 
+    from autograder.lab import LabReady
+
     # generate_assignment's order, minus the gradebook (SaveCells), the optional header/footer and
-    # test templates, which this course does not use.
+    # test templates, which this course does not use; then LabReady, which nbgrader_config.py
+    # appends to generate_assignment's.
     classes = [
         LockCells,
         ClearSolutions,
@@ -197,7 +217,9 @@ def _preprocessors(config) -> list:
         ComputeChecksums,
         CheckCellMetadata,
     ]
-    return [cls(config=config) for cls in classes]
+    return [cls(config=config) for cls in classes] + [
+        LabReady(config=config, python_version=python_version or "")
+    ]
 
 
 def _nbgrader_config(course: Course):
@@ -258,6 +280,13 @@ def _is_pristine(data: dict) -> bool:
     meta = data.get("metadata", {}).get("autograder", {}) if isinstance(data, dict) else {}
     recorded = meta.get("release_hash") if isinstance(meta, dict) else None
     return isinstance(recorded, str) and recorded == _content_hash(data)
+
+
+def _python_of(data: dict) -> str | None:
+    """The kernel Python version a released notebook records (None when it records none)."""
+    info = data.get("metadata", {}).get("language_info", {}) if isinstance(data, dict) else {}
+    version = info.get("version") if isinstance(info, dict) else None
+    return version if isinstance(version, str) else None
 
 
 def _stamp_of(data: dict) -> str | None:

@@ -24,6 +24,14 @@ c.CourseDirectory.db_url = "sqlite:///" + os.path.join(_root, "gradebook.db")
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
+# Released notebooks suit JupyterLab: Run All goes on past failing tests (they carry the
+# raises-exception tag) and a notebook opens unmodified (ipykernel's language_info). `python -m
+# autograder release` applies the same step after the same preprocessors.
+from autograder.lab import LabReady  # noqa: E402
+from nbgrader.converters import GenerateAssignment  # noqa: E402
+
+c.GenerateAssignment.preprocessors = [*GenerateAssignment.preprocessors.default(), LabReady]
+
 # Autograding runs each chapter end to end; set COURSE_FAST=1 in the environment to shrink the
 # demonstration loops (the hidden tests do not depend on it).
 c.Execute.timeout = 120

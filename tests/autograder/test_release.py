@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+import nbformat
 import pytest
 
 from autograder.__main__ import main
@@ -99,6 +100,73 @@ def test_learners_edits_are_kept_unless_forced(fresh):
     assert "my work" in forced.backups[0].read_text()
     assert forced.backups[0].parent == notebooks / "backup"
     assert release(course, notebooks, check=True).in_sync  # backups are not extra files
+
+
+def test_released_notebook_is_ready_for_jupyterlab(demo):
+    from autograder.lab import RUN_ALL_TAG, language_info
+
+    _, _, stub = demo
+    for cell in stub["cells"]:
+        is_test = bool(cell["metadata"].get("nbgrader", {}).get("grade"))
+        assert (RUN_ALL_TAG in cell["metadata"].get("tags", [])) == is_test
+    assert stub["metadata"]["language_info"] == language_info()
+
+
+def _run_all(nb: dict, tmp_path):
+    """Execute like JupyterLab's Run All: stop at the first error unless its cell says otherwise."""
+    from nbclient import NotebookClient
+
+    node = nbformat.reads(json.dumps(nb), as_version=4)
+    NotebookClient(node, timeout=60, kernel_name="python3", allow_errors=False).execute(
+        cwd=str(tmp_path)
+    )
+    return node
+
+
+def test_run_all_reaches_the_end_of_a_fresh_stub(demo, tmp_path):
+    from nbclient.exceptions import CellExecutionError
+
+    _, _, stub = demo
+    ran = _run_all(stub, tmp_path)
+    codes = [c for c in ran.cells if c.cell_type == "code"]
+    assert all(c.execution_count is not None for c in codes)  # the last cell ran too
+    errors = {
+        c.metadata.get("nbgrader", {}).get("grade_id"): o.ename
+        for c in codes
+        for o in c.outputs
+        if o.output_type == "error"
+    }
+    # Errors come only from tests; here only add's visible test calls the function (mean's only
+    # checks callable(mean), scale's are all hidden), so it alone fails on the stub.
+    assert errors == {"ch01_add_tests": "NotImplementedError"}
+    untagged = json.loads(json.dumps(stub))
+    for cell in untagged["cells"]:
+        cell["metadata"].pop("tags", None)
+    with pytest.raises(CellExecutionError, match="NotImplementedError"):
+        _run_all(untagged, tmp_path)  # without the tag, Run All stops at the first test
+
+
+def test_language_version_follows_the_python_that_releases(fresh):
+    from autograder.lab import current_python
+    from autograder.release import released_notebook
+
+    course, notebooks = fresh
+    release(course, notebooks)
+    demo_nb, extra_nb = notebooks / "01-demo.ipynb", notebooks / "02-extra.ipynb"
+    for path in (demo_nb, extra_nb):  # as released by a machine with another Python
+        text = released_notebook(course, course.chapter(path.stem), python_version="3.0.1")
+        path.write_text(text, encoding="utf-8")
+    edited = load(extra_nb)
+    edited["cells"][2]["source"] = "def double(x):\n    return 2 * x  # my work\n"
+    extra_nb.write_text(json.dumps(edited, indent=1), encoding="utf-8")
+    check = release(course, notebooks, check=True)
+    assert check.stale == [extra_nb]  # the learner's edit, not the other Python, is the change
+    report = release(course, notebooks)
+    assert report.written == [demo_nb] and report.up_to_date == [extra_nb]
+    assert load(demo_nb)["metadata"]["language_info"]["version"] == current_python()
+    assert "my work" in extra_nb.read_text()  # a learner's notebook is never rewritten for it
+    assert load(extra_nb)["metadata"]["language_info"]["version"] == "3.0.1"
+    assert release(course, notebooks).written == []
 
 
 def test_unchanged_release_is_quick_and_does_not_load_nbgrader(fresh):
