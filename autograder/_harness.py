@@ -79,6 +79,10 @@ _AUDITED = frozenset(
 )
 # Bytecode shorter than this (`return self.x`) is too common to identify the reference by.
 _MIN_CODE_BYTES = 32
+# Modules that open source files only to display a traceback or a warning (IPython's tracebacks
+# count a file's lines with a plain open()): refused without a review flag, as nothing reaches
+# the learner's code.
+_SOURCE_DISPLAY = frozenset({"linecache", "IPython.core.tbtools"})
 _state: dict = {}
 
 
@@ -224,7 +228,7 @@ def _audit(event: str, args: tuple) -> None:
     if event == "open":
         path = args[0]
         if isinstance(path, (str, bytes, os.PathLike)) and _is_reference_path(path):
-            if _from_linecache():  # a traceback or warning showing a source line: no source
+            if _from_source_display():  # a traceback or warning showing a source line
                 raise PermissionError("the companion's source is not readable while grading")
             _refuse(f"reading {os.fsdecode(path)!r}", PermissionError)
     elif event == "exec":
@@ -250,12 +254,12 @@ def _audit(event: str, args: tuple) -> None:
         _refuse(f"starting another program ({event})", None)
 
 
-def _from_linecache() -> bool:
+def _from_source_display() -> bool:
     frame = sys._getframe(2)
     for _ in range(8):
         if frame is None:
             return False
-        if frame.f_globals.get("__name__") == "linecache":
+        if frame.f_globals.get("__name__") in _SOURCE_DISPLAY:
             return True
         frame = frame.f_back
     return False

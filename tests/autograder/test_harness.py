@@ -93,6 +93,26 @@ def test_the_reference_stays_out_of_reach_after_install(tmp_path):
     assert seen["function_copy"] == "refused ReferenceCallError"
 
 
+def test_a_traceback_through_the_companion_reads_no_source_and_raises_no_flag(tmp_path):
+    # IPython's tracebacks count each frame's file lines with open(): a learner's error that
+    # passes through companion code (yours_or_reference) must not look like reading the source.
+    seen = _run(
+        """
+        import linecache
+        from IPython.core import tbtools
+        attempt("count_lines", lambda: tbtools.count_lines_in_py_file(companion.loop.__file__))
+        attempt("linecache", lambda: linecache.updatecache(companion.loop.__file__))
+        print("flags", len(_harness._state["violations"]))
+        attempt("read_source", lambda: open(companion.loop.__file__).read())
+        print("flags_after_reading", len(_harness._state["violations"]))
+        """,
+        tmp_path,
+    )
+    assert seen["count_lines"] == "refused PermissionError"
+    assert seen["linecache"] == "allowed"  # linecache swallows the error: no source lines
+    assert seen["flags"] == "0" and seen["flags_after_reading"] == "1"
+
+
 def test_run_test_hands_back_data_with_the_companion_blocked(tmp_path):
     base = tmp_path / "results"
     hidden = textwrap.dedent(
