@@ -17,7 +17,7 @@ The table gives seconds and the ratios resumed/remaining (target: at most 1.3 wh
 checkpoint falls) and replayed/remaining, for sequential and random samplers with 0 and 2
 workers; "start-up" is resumed minus remaining, the fixed price of resuming (reading the
 checkpoint, rebuilding the order). A last line measures what carrying each worker's random
-state with its batches (needed for exact resume with workers) adds to an uninterrupted epoch.
+state with its batches (needed for exact resume with workers) costs a worker, in CPU time.
 
 Checkpoints go to /dev/shm where there is one: on a busy disk, fsync alone varies by more than
 the differences measured here.
@@ -38,11 +38,11 @@ from pathlib import Path
 
 import torch
 from torch import nn
-from torch.utils.data import DataLoader, Dataset, Subset
+from torch.utils.data import DataLoader, Dataset, Subset, default_collate
 
 import companion
 from companion.checkpoint import checkpoint_name
-from companion.resume import EpochFeed, ReplayWarning
+from companion.resume import ReplayWarning, _Capture
 
 CLOCK = time.perf_counter  # wall time: the cost is waiting for samples, in workers too
 
@@ -145,24 +145,23 @@ def measure(dataset, sampler, workers, batch_size, positions, repeats, tmp: Path
     return rows
 
 
-def capture_overhead(dataset, batch_size: int, repeats: int) -> tuple[float, float]:
-    """(ratio, microseconds per batch): one epoch through fit's capturing feed vs the loader."""
-    loader = DataLoader(dataset, batch_size=batch_size, shuffle=True, num_workers=2)
-    runs = {
-        "plain": lambda: EpochFeed(loader, capture=False).epoch(),
-        "capture": lambda: EpochFeed(loader, capture=True).epoch(),
-    }
+def capture_cost(batch_size: int, rounds: int = 7, calls: int = 300) -> float:
+    """Microseconds of CPU a worker spends per batch to send its RNG state along (fit's capture).
+
+    The collate step with and without capture, alternated, timed in process CPU time: the
+    cost lives in the worker, where wall time on a shared machine would drown it.
+    """
+    samples = [Costly(batch_size, 0.0)[i] for i in range(batch_size)]
+    runs = {"plain": default_collate, "capture": _Capture(default_collate)}
     times: dict[str, list[float]] = {name: [] for name in runs}
-    for r in range(repeats + 1):
-        for name, batches in runs.items() if r % 2 == 0 else list(runs.items())[::-1]:
-            start = CLOCK()
-            for _ in batches():
-                pass
+    for r in range(rounds + 1):
+        for name, collate in runs.items() if r % 2 == 0 else list(runs.items())[::-1]:
+            start = time.process_time()
+            for _ in range(calls):
+                collate(samples)
             if r:  # the first round warms up
-                times[name].append(CLOCK() - start)
-    ratio = statistics.median(a / b for a, b in zip(times["capture"], times["plain"]))
-    extra = statistics.median(a - b for a, b in zip(times["capture"], times["plain"]))
-    return ratio, extra / len(loader) * 1e6
+                times[name].append((time.process_time() - start) / calls)
+    return statistics.median(a - b for a, b in zip(times["capture"], times["plain"])) * 1e6
 
 
 def main(argv=None) -> None:
@@ -183,6 +182,10 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--threads", type=int, default=1, help="torch threads (default 1: least noise)"
     )
+    parser.add_argument("--workers", default="0,2", help="num_workers to try (default 0,2)")
+    parser.add_argument(
+        "--samplers", default="sequential,random", help="samplers (default sequential,random)"
+    )
     args = parser.parse_args(argv)
     batches = args.batches or (50 if args.quick else 100)
     repeats = args.repeats or (3 if args.quick else 5)
@@ -194,8 +197,8 @@ def main(argv=None) -> None:
     rows = []
     shm = Path("/dev/shm")
     with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp:
-        for sampler in ("sequential", "random"):
-            for workers in (0, 2):
+        for sampler in args.samplers.split(","):
+            for workers in (int(w) for w in args.workers.split(",")):
                 rows += measure(dataset, sampler, workers, args.batch_size, (0.1, 0.5, 0.9),
                                 repeats, Path(tmp))  # fmt: skip
 
@@ -213,10 +216,10 @@ def main(argv=None) -> None:
           f"worst replayed/remaining {max(row['replay_ratio'] for row in rows):.2f}; "
           f"A/A ratios {min(r['noise'] for r in rows):.2f}-{max(r['noise'] for r in rows):.2f}")  # fmt: skip
 
-    ratio, _ = capture_overhead(dataset, args.batch_size, max(repeats, 3))
-    _, micros = capture_overhead(Costly(batches * args.batch_size, 0.0), args.batch_size, 5)
-    print(f"carrying worker RNG state (2 workers): epoch time x{ratio:.3f} with this dataset; "
-          f"{micros:+.0f} us/batch with a free __getitem__ (run-to-run noise: a few %)")  # fmt: skip
+    micros = capture_cost(args.batch_size)
+    share = micros / (args.cost_ms * 1e3 * args.batch_size)
+    print(f"carrying each worker's RNG state with its batch: {micros:.0f} us of worker CPU a "
+          f"batch, {share:.2%} of what loading a batch of this dataset costs")  # fmt: skip
 
 
 if __name__ == "__main__":
