@@ -427,7 +427,16 @@ def fit(
             optimizer steps), keep the newest ``keep_last``; SIGINT/SIGTERM then save and stop
             cleanly (``history.interrupted`` is True).
         resume: continue from the newest checkpoint in ``checkpoint_dir`` (start fresh if there
-            is none). The resumed run is bit-for-bit the uninterrupted one on CPU.
+            is none). The resumed run is bit-for-bit the uninterrupted one on CPU. Inside an
+            epoch it loads only the batches still to come: a ``DataLoader`` over a map-style
+            dataset with a standard sampler (sequential, random, weighted, distributed) redoes
+            just the epoch's random draws and skips by sample index; with ``num_workers > 0``
+            each batch brings its worker's random state along (about 0.1 ms of worker time),
+            the checkpoint keeps it, and augmentations in workers repeat exactly. A loader
+            with its own ``state_dict`` (torchdata's ``StatefulDataLoader``) resumes through
+            it. Other loaders (iterable datasets, custom samplers, ``persistent_workers=True``)
+            are iterated past the consumed batches, with a
+            :class:`~companion.resume.ReplayWarning` that says so.
         progress: a tqdm progress bar per epoch (terminal or notebook).
         metrics: extra validation metrics, see :func:`evaluate`.
 
