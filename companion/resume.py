@@ -157,10 +157,19 @@ class EpochFeed:
     def epoch(self, start_batch: int = 0, resume_rng: dict | None = None):
         """This epoch's batches from ``start_batch`` on, as an iterable.
 
-        Call it right when the epoch begins; to resume inside an epoch, first restore the random
-        state (and the loader's generators) of the epoch's start, then pass the batches already
-        consumed and the random state to continue with (``resume_rng``, set once the rest of
-        the epoch is lined up).
+        Call it right when the epoch begins. To resume inside an epoch, first restore the
+        random state (and the loader's generators) of the epoch's start.
+
+        Args:
+            start_batch: batches of this epoch already consumed (0 for a fresh epoch).
+            resume_rng: the random state to continue with (a checkpoint's ``"rng"``), set once
+                the rest of the epoch is lined up; None to leave the generators alone.
+
+        Returns:
+            An iterable over the batches, once.
+
+        Raises:
+            ValueError: the epoch has fewer than ``start_batch`` batches.
         """
         if start_batch == 0:
             self._workers = {}
