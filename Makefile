@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test test-oldest setup sandbox lint format release verify bench clean
+.PHONY: lab instructor test test-oldest setup sandbox browser lint format release verify bench clean
 
 # The stamp is rebuilt whenever pyproject.toml changes; otherwise setup does nothing.
 $(STAMP): pyproject.toml
@@ -26,16 +26,32 @@ $(OLDEST_STAMP): pyproject.toml $(STAMP)
 	test -x $(OLDEST)/bin/python || $(PYTHON) -m venv $(OLDEST)
 	$(OLDEST)/bin/python -m pip install --quiet --upgrade pip
 	$(OLDEST)/bin/python -m pip install --quiet "torch==$(TORCH_OLDEST)" \
-	  $$($(BIN)/python .ci/requirements.py --extra dev --without torch torchvision)
+	  $$($(BIN)/python .ci/requirements.py --extra dev --without torch torchvision playwright)
 	$(OLDEST)/bin/python -m pip install --quiet --no-deps -e .
 	touch $(OLDEST_STAMP)
 
 # JupyterLab refuses to run as root unless told; containers often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# Jupyter settings of the two labs, in lab/ (each file says why): the learner's lab has nbgrader's
+# Validate only, configured for the course; the instructor's opens course/ with all of nbgrader.
+# tests/browser/ starts the learner's lab with the same folders.
+LEARNER_CONFIG := $(CURDIR)/lab/learner:$(CURDIR)/lab/shared
+INSTRUCTOR_CONFIG := $(CURDIR)/lab/instructor:$(CURDIR)/lab/shared
+# A JUPYTER_CONFIG_PATH of your own is kept, after the course's.
+CONFIG_PATH = JUPYTER_CONFIG_PATH="$(1)$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}"
+
 lab: setup
-	$(BIN)/python -m autograder release --quiet
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG)
+	$(BIN)/python -m autograder release --quiet --trust
+	$(call CONFIG_PATH,$(LEARNER_CONFIG)) PATH="$(CURDIR)/$(BIN):$$PATH" \
+	  $(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG)
+
+# The course source (course/source/) with nbgrader's formgrader, Create Assignment and course
+# tools; started from course/, where nbgrader finds nbgrader_config.py.
+instructor: setup
+	mkdir -p course/exchange
+	cd course && $(call CONFIG_PATH,$(INSTRUCTOR_CONFIG)) PATH="$(CURDIR)/$(BIN):$$PATH" \
+	  $(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG)
 
 # The grading sandbox (bubblewrap) is a system package. As root on Debian or Ubuntu (CI) it is
 # installed here; elsewhere the tests that need it are skipped, and say why.
@@ -50,7 +66,14 @@ sandbox:
 	      "install it with: sudo apt-get install bubblewrap"; \
 	  fi; }
 
-test: setup sandbox
+# The browser tests (tests/browser/) drive JupyterLab in the system's Chromium. CI (.ci/run)
+# installs it; elsewhere they are skipped, and say how to get it.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  echo "note: Chromium is missing, so the browser tests (tests/browser/) are skipped;" \
+	    "install it with: sudo apt-get install chromium fonts-liberation"
+
+test: setup sandbox browser
 	$(BIN)/ruff check companion autograder tests benchmarks examples
 	$(BIN)/python -m pytest -n 2 --dist loadscope tests
 	$(BIN)/python -m autograder verify

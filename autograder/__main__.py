@@ -80,6 +80,8 @@ def _release(args, course, notebooks) -> int:
         kept = message.startswith(("kept", "extra", "out of date", "missing"))
         if kept or not args.quiet:
             print(message, file=sys.stderr if kept else sys.stdout)
+    if args.trust and not args.check:
+        _trust(notebooks, quiet=args.quiet)
     if args.check:
         if report.in_sync:
             if not args.quiet:
@@ -90,6 +92,23 @@ def _release(args, course, notebooks) -> int:
     if not args.quiet and not report.written and not report.removed:
         print(f"{notebooks}/ is up to date")
     return 0
+
+
+def _trust(notebooks: Path, *, quiet: bool) -> None:
+    from autograder.release import trust_untouched
+
+    try:
+        signed = trust_untouched(notebooks)
+    except Exception as exc:  # a read-only or broken signature database: the lab still works
+        print(
+            f"note: could not mark the released notebooks as trusted ({type(exc).__name__}: "
+            f"{exc}); Jupyter will say they are not trusted, which is harmless",
+            file=sys.stderr,
+        )
+        return
+    if not quiet:
+        for path in signed:
+            print(f"trusted {path}")
 
 
 def _grade(args, course, notebooks) -> int:
@@ -285,6 +304,11 @@ def _parser() -> argparse.ArgumentParser:
     rel = sub.add_parser("release", parents=[common], help="regenerate notebooks/ with nbgrader")
     rel.add_argument("--check", action="store_true", help="write nothing; exit 1 if out of date")
     rel.add_argument("--quiet", action="store_true", help="print only warnings")
+    rel.add_argument(
+        "--trust",
+        action="store_true",
+        help="sign the untouched notebooks (jupyter trust), as `make lab` does",
+    )
     rel.add_argument(
         "--force", action="store_true", help="replace notebooks holding edits (backed up first)"
     )

@@ -1,6 +1,6 @@
-"""What a released notebook needs to behave well in JupyterLab (an nbgrader preprocessor).
+"""JupyterLab as learners use it: released notebooks that behave there, and quiet kernels.
 
-Two things, applied by ``python -m autograder release`` and, through ``course/nbgrader_config.py``,
+A released notebook needs two things, applied by ``python -m autograder release`` and, through ``course/nbgrader_config.py``,
 by nbgrader's own ``generate_assignment``, so both workflows still give the same cells:
 
 - **Run All reaches the end.** Every test cell gets the ``raises-exception`` tag. JupyterLab (and
@@ -13,6 +13,7 @@ by nbgrader's own ``generate_assignment``, so both workflows still give the same
   The released notebook carries ipykernel's ``language_info`` for the Python that releases it,
   which under ``make lab`` is the Python of the learner's kernel.
 
+:func:`encrypt_kernels` is for the configuration of the course's labs (``lab/``).
 ``LabReady`` is built on first use, so importing this module does not load nbgrader.
 """
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 import functools
 import sys
 
-__all__ = ["RUN_ALL_TAG", "LabReady", "current_python", "language_info"]
+__all__ = ["RUN_ALL_TAG", "LabReady", "current_python", "encrypt_kernels", "language_info"]
 
 RUN_ALL_TAG = "raises-exception"
 LabReady: type  # the nbgrader preprocessor, built by the module's __getattr__ on first use
@@ -60,6 +61,37 @@ def language_info(version: str | None = None) -> dict:
         "pygments_lexer": "ipython3",
         "version": version or current_python(),
     }
+
+
+def encrypt_kernels(config) -> bool:
+    """Ask jupyter_client to give kernels CurveZMQ keys, where every piece supports it.
+
+    The course's labs (``lab/``) and the learner's Validate call it from their configuration.
+    A kernel talks to its server over TCP on this machine; with keys that traffic is encrypted,
+    and ipykernel (7 and later) no longer warns about it in the terminal at every kernel start.
+    Kernels whose kernelspec does not declare support are started as before.
+
+    Args:
+        config: the traitlets ``Config`` of a config file (``c = get_config()``).
+
+    Returns:
+        True when the setting was made; False with a jupyter_client or pyzmq that cannot do it.
+
+    Example:
+        >>> from traitlets.config import Config
+        >>> c = Config()
+        >>> encrypt_kernels(c) == (c.KernelManager.get("transport_encryption") == "auto")
+        True
+    """
+    try:
+        import zmq
+        from jupyter_client.manager import KernelManager
+    except ImportError:
+        return False
+    if not (KernelManager.class_traits().get("transport_encryption") and zmq.has("curve")):
+        return False
+    config.KernelManager.transport_encryption = "auto"
+    return True
 
 
 def __getattr__(name: str):

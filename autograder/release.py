@@ -25,7 +25,7 @@ from pathlib import Path
 from autograder.course import Chapter, Course, CourseError
 from autograder.lab import current_python
 
-__all__ = ["ReleaseReport", "release", "released_notebook"]
+__all__ = ["ReleaseReport", "release", "released_notebook", "trust_untouched"]
 
 # Bump when the release recipe changes: it invalidates the stamp of every released notebook.
 RELEASE_FORMAT = 2
@@ -188,6 +188,39 @@ def released_notebook(
     nb.metadata["autograder"]["release_hash"] = digest
     text = nbformat.writes(nb)
     return text if text.endswith("\n") else text + "\n"
+
+
+def trust_untouched(notebooks: Path) -> list[Path]:
+    """Sign, as ``jupyter trust`` does, every notebook in ``notebooks`` exactly as released.
+
+    Jupyter's server warns "Notebook ... is not trusted" when it opens a notebook this user has
+    not signed. An untouched release holds no outputs, so nothing in it can be untrustworthy; a
+    notebook with a learner's edits is left alone (JupyterLab signs it each time it saves it).
+
+    Args:
+        notebooks: the learners' folder (``notebooks/``).
+
+    Returns:
+        The notebooks signed now (those signed before are not repeated).
+
+    Example:
+        >>> trust_untouched(Path("notebooks"))  # doctest: +SKIP
+        [PosixPath('notebooks/04-training-loop.ipynb')]
+    """
+    import nbformat
+    from nbformat.sign import NotebookNotary
+
+    notary = NotebookNotary()
+    signed = []
+    for path in sorted(Path(notebooks).glob("*.ipynb")):
+        data = _read_json(path)
+        if not data or not _is_pristine(data):
+            continue
+        nb = nbformat.from_dict(data)
+        if not notary.check_signature(nb):
+            notary.sign(nb)
+            signed.append(path)
+    return signed
 
 
 def _preprocessors(config, python_version: str | None = None) -> list:

@@ -26,11 +26,17 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
 # Released notebooks suit JupyterLab: Run All goes on past failing tests (they carry the
 # raises-exception tag) and a notebook opens unmodified (ipykernel's language_info). `python -m
-# autograder release` applies the same step after the same preprocessors.
-from autograder.lab import LabReady  # noqa: E402
+# autograder release` applies the same step after the same preprocessors. Named by import path,
+# so the configuration stays plain data (the formgrader shows it).
 from nbgrader.converters import GenerateAssignment  # noqa: E402
 
-c.GenerateAssignment.preprocessors = [*GenerateAssignment.preprocessors.default(), LabReady]
+c.GenerateAssignment.preprocessors = [
+    f"{step.__module__}.{step.__name__}" for step in GenerateAssignment.preprocessors.default()
+] + ["autograder.lab.LabReady"]
+
+# Where release_assignment/collect exchange notebooks. On one machine (`make instructor`, which
+# creates it) a folder of the course; on a JupyterHub, the folder shared with the learners.
+c.Exchange.root = os.path.join(_root, "exchange")
 
 # Autograding runs each chapter end to end; set COURSE_FAST=1 in the environment to shrink the
 # demonstration loops (the hidden tests do not depend on it).

@@ -1,7 +1,8 @@
-"""Shared test configuration: the `requires_cuda`, `requires_sandbox` and `requires_torchvision`
-markers, headless plots."""
+"""Shared test configuration: the `requires_cuda`, `requires_sandbox`, `requires_torchvision` and
+`requires_browser` markers, headless plots."""
 
 import os
+import shutil
 
 import pytest
 import torch
@@ -21,6 +22,31 @@ def _torchvision_problem() -> str | None:
     return None
 
 
+def _browser_problem() -> str | None:
+    """Why the browser tests cannot run here (None when they can)."""
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+        return (
+            "Chromium is not installed; install it with: sudo apt-get install chromium "
+            "fonts-liberation (Playwright drives this system browser: no `playwright install`)"
+        )
+    for module, extra in (("playwright", "dev"), ("jupyterlab", "course"), ("nbgrader", "course")):
+        try:
+            __import__(module)
+        except ImportError:
+            return f"the {module} package is missing; install it with: pip install -e '.[{extra}]'"
+    return None
+
+
+def pytest_configure(config):
+    # CI sets it (.ci/run): there a browser test that cannot run is an error, not a skip.
+    if os.environ.get("REQUIRE_BROWSER_TESTS") == "1":
+        problem = _browser_problem()
+        if problem:
+            raise pytest.UsageError(
+                f"REQUIRE_BROWSER_TESTS=1, but the browser tests cannot run: {problem}"
+            )
+
+
 def pytest_collection_modifyitems(config, items):
     from autograder.sandbox import problem
 
@@ -31,6 +57,8 @@ def pytest_collection_modifyitems(config, items):
     skip_vision = pytest.mark.skip(reason=f"needs torchvision ({vision})")
     skip_sandbox = pytest.mark.skip(reason=f"needs the grading sandbox: {reason}")
     skip_cuda = pytest.mark.skip(reason="needs a CUDA GPU; none is available here")
+    browser = _browser_problem() if any("requires_browser" in i.keywords for i in items) else None
+    skip_browser = pytest.mark.skip(reason=f"browser test: {browser}")
     for item in items:
         if "requires_cuda" in item.keywords and not torch.cuda.is_available():
             item.add_marker(skip_cuda)
@@ -38,3 +66,5 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_sandbox)
         if "requires_torchvision" in item.keywords and vision is not None:
             item.add_marker(skip_vision)
+        if "requires_browser" in item.keywords and browser is not None:
+            item.add_marker(skip_browser)

@@ -44,6 +44,13 @@ def test_ci_runs_make_test():
     assert "make test" in (ROOT / ".ci" / "run").read_text()
 
 
+def test_ci_installs_chromium_and_requires_the_browser_tests():
+    run = (ROOT / ".ci" / "run").read_text()
+    assert re.search(r"apt-get install .*\bchromium fonts-liberation\b", run)
+    assert "export REQUIRE_BROWSER_TESTS=1" in run
+    assert "playwright install" not in run  # it would download a browser: CI is offline
+
+
 def test_the_oldest_environment_pins_the_floor_of_torch():
     """The Makefile's second environment tests exactly the torch floor pyproject claims."""
     makefile = (ROOT / "Makefile").read_text()

@@ -169,6 +169,27 @@ def test_language_version_follows_the_python_that_releases(fresh):
     assert release(course, notebooks).written == []
 
 
+def test_trust_signs_only_untouched_notebooks(fresh, tmp_path, monkeypatch, capsys):
+    from nbformat.sign import NotebookNotary
+
+    from autograder.release import trust_untouched
+
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "jupyter-data"))  # the signature db
+    course, notebooks = fresh
+    release(course, notebooks)
+    edited_path = notebooks / "02-extra.ipynb"
+    edited = load(edited_path)
+    edited["cells"][2]["source"] = "def double(x):\n    return 2 * x  # my work\n"
+    edited_path.write_text(json.dumps(edited, indent=1), encoding="utf-8")
+    args = ["release", "--quiet", "--trust", "--course", str(course.root)]
+    assert main(args + ["--notebooks", str(notebooks)]) == 0
+    assert capsys.readouterr().out == ""
+    notary = NotebookNotary()
+    assert notary.check_signature(nbformat.read(notebooks / "01-demo.ipynb", as_version=4))
+    assert not notary.check_signature(nbformat.read(edited_path, as_version=4))
+    assert trust_untouched(notebooks) == []  # signed once
+
+
 def test_unchanged_release_is_quick_and_does_not_load_nbgrader(fresh):
     course, notebooks = fresh
     release(course, notebooks)

@@ -1,0 +1,1 @@
+"""Browser tests: the course in JupyterLab, driven in headless Chromium."""
