@@ -1,0 +1,50 @@
+# Corpus: a learner's correct answers, written from the docstrings (the base of every other file).
+# %% ch07_amp_step points=4 feedback=passed
+def amp_step(model, optimizer, loss_fn, inputs, targets, scaler, device_type, dtype):
+    optimizer.zero_grad()
+    with torch.autocast(device_type=device_type, dtype=dtype):
+        outputs = model(inputs)
+        loss = loss_fn(outputs, targets)
+    if scaler is not None:
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        loss.backward()
+        optimizer.step()
+    return loss.item()
+# %% ch07_clip_and_step points=4 feedback=passed
+def clip_and_step(model, optimizer, scaler, max_norm):
+    if scaler is None:
+        total = nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+        optimizer.step()
+        return total.item()
+    scaler.unscale_(optimizer)
+    total = nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+    return float(total)
+# %% ch07_train_epoch_amp points=4 feedback=passed
+def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype):
+    batches = list(loader)
+    epoch_loss, epoch_samples = 0.0, 0
+    for start in range(0, len(batches), accumulate):
+        group = batches[start : start + accumulate]
+        group_size = sum(targets.shape[0] for _, targets in group)
+        optimizer.zero_grad()
+        for inputs, targets in group:
+            with torch.autocast(device_type=device_type, dtype=dtype):
+                loss = loss_fn(model(inputs), targets)
+            weighted = loss * targets.shape[0] / group_size
+            if scaler is not None:
+                scaler.scale(weighted).backward()
+            else:
+                weighted.backward()
+            epoch_loss += loss.item() * targets.shape[0]
+            epoch_samples += targets.shape[0]
+        if scaler is not None:
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            optimizer.step()
+    return epoch_loss / epoch_samples
