@@ -254,6 +254,7 @@ def test_a_checkpoint_without_worker_state_falls_back_to_replay(tmp_path):
     assert_exact(full, resumed, consumed)
 
 
+@pytest.mark.filterwarnings("ignore:'set_vital' is deprecated")  # torchdata's own, not ours
 @pytest.mark.parametrize("num_workers", [0, 2])
 def test_a_stateful_dataloader_resumes_through_its_own_state(tmp_path, num_workers):
     pytest.importorskip("torchdata.stateful_dataloader")
