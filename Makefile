@@ -99,6 +99,7 @@ verify: setup
 
 bench: setup
 	$(BIN)/python benchmarks/loop_overhead.py
+	$(BIN)/python benchmarks/resume.py
 	$(BIN)/python benchmarks/data_loading.py
 	$(BIN)/python benchmarks/inference.py
 	$(BIN)/python benchmarks/grading.py
