@@ -85,6 +85,7 @@ _LAZY = {
     "ema_update": "updates",
     "amp_step": "amp",
     "clip_and_step": "amp",
+    "ReplayWarning": "resume",
 }
 _SUBMODULES = {
     "data",
@@ -105,6 +106,7 @@ _SUBMODULES = {
     "notebook",
     "tensors",
     "updates",
+    "resume",
 }
 
 __all__ = [
