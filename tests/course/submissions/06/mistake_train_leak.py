@@ -1,0 +1,25 @@
+# Corpus: the training sum still adds the loss tensor (converted to a float only at the end).
+# %% ch06_train_and_validate points=0 feedback="LEAK"
+def train_and_validate(model, train_loader, val_loader, optimizer, loss_fn, device):
+    model.train()
+    total, seen = 0.0, 0
+    for inputs, targets in train_loader:
+        inputs, targets = inputs.to(device), targets.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        total = total + loss * len(targets)
+        seen += len(targets)
+    model.eval()
+    val_loss, correct, count = 0.0, 0, 0
+    with torch.no_grad():
+        for inputs, targets in val_loader:
+            inputs, targets = inputs.to(device), targets.to(device)
+            outputs = model(inputs)
+            val_loss += loss_fn(outputs, targets).item() * len(targets)
+            correct += (outputs.argmax(1) == targets).sum().item()
+            count += len(targets)
+    model.train()
+    return {"train_loss": total.item() / seen, "val_loss": val_loss / count,
+            "val_accuracy": correct / count}
