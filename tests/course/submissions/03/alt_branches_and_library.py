@@ -1,0 +1,37 @@
+# Corpus: other styles: explicit branches on dtype and layout, backward(gradient=weight), and
+# torch's own EMA function from swa_utils.
+# %% ch03_as_float32 points=3 feedback=passed
+def as_float32(array, device):
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"array: expected np.ndarray, got {type(array)}")
+    device = torch.device(device)
+    if array.dtype != np.float32:
+        array = array.astype(np.float32)  # the one copy that converts
+    elif min(array.strides) < 0:
+        array = np.array(array, order="C")  # reversed: a fresh layout
+    tensor = torch.from_numpy(array)
+    if device.type != "cpu":
+        tensor = tensor.to(device)
+    return tensor
+# %% ch03_accumulation_step points=4 feedback=passed
+def accumulation_step(model, optimizer, loss_fn, micro_batches):
+    sizes = [len(t) for _, t in micro_batches]
+    total = sum(sizes)
+    model.zero_grad()
+    losses = []
+    for (inputs, targets), size in zip(micro_batches, sizes):
+        loss = loss_fn(model(inputs), targets)
+        loss.backward(gradient=torch.tensor(size / total))  # d(weighted loss) = weight * d(loss)
+        losses.append(loss.item())
+    optimizer.step()
+    return float(sum(l * s for l, s in zip(losses, sizes)) / total)
+# %% ch03_ema_update points=3 feedback=passed
+def ema_update(ema_model, model, decay):
+    ema_params = list(ema_model.parameters())
+    for p in ema_params:
+        p.requires_grad_(False)
+    average = get_ema_multi_avg_fn(decay)  # torch's EMA rule: in place, under no_grad
+    average(ema_params, [p.detach() for p in model.parameters()], 1)
+    with torch.no_grad():
+        for mine, theirs in zip(ema_model.buffers(), model.buffers()):
+            mine.copy_(theirs)
