@@ -8,7 +8,7 @@ The tests below each check one property of that pass:
 - the notebook opens without being marked modified;
 - Run All reaches the last cell;
 - errors appear only in the tests of exercises not attempted yet, and each of those shows one;
-- every figure renders as an image;
+- every figure renders as an image, and every cell that calls ``plt.show()`` shows one;
 - progress widgets render where a cell shows one, and every training run shows one;
 - the browser console has no errors, and the lab's terminal no warnings;
 - Validate lists every exercise's test as failing on the stub, and passes the reference solutions.
@@ -170,6 +170,8 @@ def test_figures_render_as_images(chapter):
                 f"cell {cell['index']}: {wanted} image outputs, {cell['images_shown']} shown, "
                 f"{cell['images_broken']} broken"
             )
+        if "plt.show()" in cell["source"] and cell["count"] is not None and not wanted:
+            problems.append(f"cell {cell['index']} calls plt.show() but shows no figure")
     assert not problems, f"{chapter.name}: figures that do not render:\n" + "\n".join(problems)
     if not figures:
         pytest.skip(f"{chapter.name} draws no figure")

@@ -43,6 +43,22 @@ def test_the_tests_start_the_labs_as_the_makefile_does():
     assert "mkdir -p course/exchange" in instructor_recipe
 
 
+def test_validate_in_the_learners_lab_reads_the_course_limits(monkeypatch):
+    """Validate's server handler loads nbgrader_config.py from the server's folder and the config
+    path: under make lab, lab/learner's, with the course's per-cell limit (not nbgrader's 30 s)."""
+    from nbgrader.apps import NbGrader
+    from traitlets.config.loader import PyFileConfigLoader
+
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", ":".join(str(p) for p in LEARNER_CONFIG))
+    monkeypatch.chdir(ROOT)  # where make lab starts the server
+    app = NbGrader()
+    app.load_config_file()
+    course = PyFileConfigLoader("nbgrader_config.py", path=str(ROOT / "course")).load_config()
+    assert app.config.Execute.timeout == course.Execute.timeout >= 120
+    assert app.config.Execute.interrupt_on_timeout is True
+    assert "CourseDirectory" not in app.config  # the learner's lab has no course directory
+
+
 @pytest.mark.requires_browser
 def test_learner_lab_offers_validate_only(learner_lab, lab_page):
     disabled = learner_lab.page_config().get("disabledExtensions", [])
