@@ -8,7 +8,8 @@ The tests below each check one property of that pass:
 - the notebook opens without being marked modified;
 - Run All reaches the last cell;
 - errors appear only in the tests of exercises not attempted yet, and each of those shows one;
-- every figure renders as an image, and every cell that calls ``plt.show()`` shows one;
+- every figure renders as an image, and every cell that calls ``plt.show()`` at its top level
+  shows one;
 - progress widgets render where a cell shows one, and every training run shows one;
 - the browser console has no errors, and the lab's terminal no warnings;
 - Validate lists every exercise's test as failing on the stub, and passes the reference solutions.
@@ -33,6 +34,7 @@ CHAPTERS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"
 _WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 _IMAGE_MIMES = ("image/png", "image/jpeg", "image/svg+xml")
 _TRAINING_RUN = re.compile(r"\bcompanion\.fit\(")
+_SHOWS_FIGURE = re.compile(r"^plt\.show\(\)", re.M)  # unconditionally: not inside an if
 _TEXT_BAR = re.compile(r"\d+%\|")  # tqdm's text bar: what a notebook shows when widgets fail
 
 
@@ -170,7 +172,7 @@ def test_figures_render_as_images(chapter):
                 f"cell {cell['index']}: {wanted} image outputs, {cell['images_shown']} shown, "
                 f"{cell['images_broken']} broken"
             )
-        if "plt.show()" in cell["source"] and cell["count"] is not None and not wanted:
+        if _SHOWS_FIGURE.search(cell["source"]) and cell["count"] is not None and not wanted:
             problems.append(f"cell {cell['index']} calls plt.show() but shows no figure")
     assert not problems, f"{chapter.name}: figures that do not render:\n" + "\n".join(problems)
     if not figures:
