@@ -17,13 +17,22 @@ VALIDATE_TIMEOUT = 480  # nbgrader runs the whole notebook in a kernel of its ow
 
 _CURRENT = "window.jupyterapp.shell.currentWidget"
 
+# Opening returns as soon as the panel exists; readiness is polled from Python. Awaiting
+# ``widget.context.ready`` inside one evaluate() let Chromium collect the pending promise on a
+# loaded machine ("Resulting promise was garbage collected"), which failed a whole chapter.
 _OPEN = """async (path) => {
   const app = window.jupyterapp;
   const widget = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
-  await widget.context.ready;
   app.shell.activateById(widget.id);
   return widget.id;
 }"""
+
+_READY = f"""(id) => {{
+  const w = {_CURRENT};
+  return !!(w && w.id === id && w.context && w.context.isReady);
+}}"""
+
+OPEN_ATTEMPTS = 3
 
 _KERNEL_IDLE = f"""() => {{
   const w = {_CURRENT};
@@ -81,12 +90,17 @@ _SCROLL_TO = """([index, block]) => {
   node.scrollIntoView({block});
 }"""
 
-_CLOSE = f"""async () => {{
+# Closing, like opening, returns at once and is then polled: no promise left pending in evaluate().
+_CLOSE = f"""() => {{
   const w = {_CURRENT};
-  await w.sessionContext.shutdown();
-  w.context.model.dirty = false;  // the outputs are not kept: close without the save dialog
-  w.dispose();
+  w.sessionContext.shutdown().finally(() => {{
+    w.context.model.dirty = false;  // the outputs are not kept: close without the save dialog
+    w.dispose();
+  }});
+  return w.id;
 }}"""
+
+_CLOSED = """(id) => !Array.from(window.jupyterapp.shell.widgets('main')).some(w => w.id === id)"""
 
 
 @dataclass
@@ -124,7 +138,16 @@ class Validation:
 def open_notebook(page, path: str) -> Opened:
     """Open ``path`` as the file browser does; wait for its kernel; say if it came up modified."""
     start = time.monotonic()
-    panel_id = page.evaluate(_OPEN, path)
+    for attempt in range(1, OPEN_ATTEMPTS + 1):
+        try:
+            panel_id = page.evaluate(_OPEN, path)
+            break
+        except Exception as error:  # playwright's Error: its message says what happened
+            # opening an already open file only activates it, so a retry is safe
+            if "garbage collected" not in str(error) or attempt == OPEN_ATTEMPTS:
+                raise
+            page.wait_for_timeout(1000)
+    page.wait_for_function(_READY, arg=panel_id, timeout=OPEN_TIMEOUT * 1000, polling=250)
     page.wait_for_function(_KERNEL_IDLE, timeout=OPEN_TIMEOUT * 1000, polling=250)
     # JupyterLab applies the kernel's language_info once the kernel answers: give it a moment.
     page.wait_for_timeout(1500)
@@ -187,4 +210,5 @@ def validate(page, panel_id: str) -> Validation:
 
 def close_current(page) -> None:
     """Shut the current notebook's kernel down and close it without saving."""
-    page.evaluate(_CLOSE)
+    panel_id = page.evaluate(_CLOSE)
+    page.wait_for_function(_CLOSED, arg=panel_id, timeout=60_000, polling=250)
