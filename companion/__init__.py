@@ -86,6 +86,9 @@ _LAZY = {
     "amp_step": "amp",
     "clip_and_step": "amp",
     "ReplayWarning": "resume",
+    "EarlyStopping": "callbacks",
+    "BestCheckpoint": "callbacks",
+    "FitState": "callbacks",
 }
 _SUBMODULES = {
     "data",
@@ -107,6 +110,7 @@ _SUBMODULES = {
     "tensors",
     "updates",
     "resume",
+    "callbacks",
 }
 
 __all__ = [

@@ -24,6 +24,7 @@ class History:
 
     records: list[dict] = field(default_factory=list)
     interrupted: bool = False
+    stopped_early: bool = False
 
     def append(self, record: dict) -> None:
         self.records.append(dict(record))
@@ -59,11 +60,13 @@ class History:
 
     def to_dict(self) -> dict:
         """Plain data (loads with ``weights_only=True``)."""
-        return {"records": [dict(r) for r in self.records], "interrupted": self.interrupted}
+        return {"records": [dict(r) for r in self.records], "interrupted": self.interrupted,
+                "stopped_early": self.stopped_early}  # fmt: skip
 
     @classmethod
     def from_dict(cls, data: dict) -> History:
-        return cls(records=[dict(r) for r in data["records"]], interrupted=data["interrupted"])
+        return cls(records=[dict(r) for r in data["records"]], interrupted=data["interrupted"],
+                   stopped_early=data.get("stopped_early", False))  # fmt: skip
 
     def __str__(self) -> str:
         if not self.records:

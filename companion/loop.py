@@ -29,6 +29,7 @@ from companion._loop_checks import (
     loss_failed,
 )
 from companion.amp import autocast, check_amp, make_scaler
+from companion.callbacks import FitState, callback_states, check_callbacks, load_callback_states
 from companion.checkpoint import (
     _loader_state,
     _set_loader_state,
@@ -410,6 +411,7 @@ def fit(
     scheduler_step: str = "epoch",
     skip_nonfinite: bool = False,
     metrics: Mapping[str, Callable] | None = None,
+    callbacks: list | None = None,
 ) -> History:
     """Train for ``num_epochs`` with optional validation, checkpoints and exact resume.
 
@@ -439,6 +441,12 @@ def fit(
             :class:`~companion.resume.ReplayWarning` that says so.
         progress: a tqdm progress bar per epoch (terminal or notebook).
         metrics: extra validation metrics, see :func:`evaluate`.
+        callbacks: objects with ``on_epoch_end(record, state)``, called after every epoch;
+            one that returns True stops training (``history.stopped_early``). Built in:
+            :class:`~companion.callbacks.EarlyStopping`,
+            :class:`~companion.callbacks.BestCheckpoint`; the protocol is in
+            :mod:`companion.callbacks`. Their ``state_dict()`` goes into fit's checkpoints,
+            so a resumed run stops at the same epoch as an uninterrupted one.
 
     Returns:
         A :class:`~companion.history.History`.
@@ -467,16 +475,22 @@ def fit(
     if val_loader is not None:
         check_loader(val_loader, "val_loader")
     check_checkpoint_dir(checkpoint_dir)
+    callbacks = check_callbacks(callbacks, val_loader is not None)
     ctx, device = setup_distributed(pick_device(device))  # under torchrun: this rank's device
     try:
         run = _Run(
             model, optimizer, scheduler, make_scaler(device, amp), ctx, checkpoint_dir, keep_last
         )
+        run.callbacks = callbacks
+        state = FitState(model, optimizer, scheduler, run.history, 0, num_epochs, ctx.is_main)
         model.to(device)
         train_model = ctx.wrap(model, device)  # DDP under torchrun; checkpoints hold `model`
         train_loader, val_loader = ctx.shard(train_loader), ctx.shard(val_loader, shuffle=False)
         if resume:
             run.resume()
+            state.history, state.epoch = run.history, run.start_epoch
+            if run.history.stopped_early:  # a callback had stopped it: nothing more to train
+                return _finish(callbacks, state)
             check_resume_epochs(run.start_epoch, num_epochs, checkpoint_dir)
         step_kwargs = dict(device=device, amp=amp, scaler=run.scaler, accumulate=accumulate,
                            clip_grad_norm=clip_grad_norm, skip_nonfinite=skip_nonfinite,
@@ -525,15 +539,28 @@ def fit(
                 record["time"] = time.perf_counter() - started
                 if run.tally.skipped:
                     record["skipped_steps"] = run.tally.skipped
-                run.end_epoch(epoch, record)
+                run.history.append(record)
+                state.epoch = epoch + 1
+                stopped = [cb.on_epoch_end(record, state) is True for cb in callbacks]
+                run.history.stopped_early = any(stopped) and epoch + 1 < num_epochs
+                run.end_epoch(epoch)
                 if bar is not None:
                     bar.finish(record)
+                if run.history.stopped_early:
+                    break
                 if ctx.any(stop.requested):
                     run.history.interrupted = epoch + 1 < num_epochs
                     break
-        return run.history
+        return run.history if run.history.interrupted else _finish(callbacks, state)
     finally:
         ctx.close()
+
+
+def _finish(callbacks: list, state: FitState) -> History:
+    for cb in callbacks:
+        if callable(getattr(cb, "on_fit_end", None)):
+            cb.on_fit_end(state)
+    return state.history
 
 
 class _Run:
@@ -548,6 +575,7 @@ class _Run:
         self.epoch_start = None  # RNG and loader state when the current epoch began
         self._resume_point = None
         self.feed, self._saved_feed = None, None  # the loader's batches; its checkpointed state
+        self.callbacks: list = []
 
     def resume(self) -> None:
         path = latest_checkpoint(self.checkpoint_dir)
@@ -558,6 +586,7 @@ class _Run:
         self.history = History.from_dict(saved["history"])
         self.global_step, self.start_epoch = saved["global_step"], state["epoch"]
         self._saved_feed = saved.get("feed")
+        load_callback_states(self.callbacks, saved.get("callbacks"))
         if state["step"]:  # mid-epoch: rebuild the epoch's order, then continue from there
             self.tally = _Tally(**saved_by_rank(saved, self.ctx.rank, "tally", saved["tally"]))
             self._resume_point = (saved["epoch_start"], state["rng"])
@@ -581,8 +610,7 @@ class _Run:
         self.tally = _Tally()
         return 0, None
 
-    def end_epoch(self, epoch: int, record: dict) -> None:
-        self.history.append(record)
+    def end_epoch(self, epoch: int) -> None:
         self.tally, self.epoch_start = _Tally(), None
         if self.checkpoint_dir is not None:
             self.save(epoch + 1, 0)
@@ -593,7 +621,7 @@ class _Run:
         if self.ctx.is_main:
             fit_state = dict(history=self.history.to_dict(), global_step=self.global_step,
                              tally=asdict(self.tally), epoch_start=self.epoch_start,
-                             feed=feed)  # fmt: skip
+                             feed=feed, callbacks=callback_states(self.callbacks))  # fmt: skip
             path = Path(self.checkpoint_dir) / checkpoint_name(epoch, self.global_step)
             save_checkpoint(path, **self.objects, epoch=epoch, step=step, fit=fit_state)
             for old in list_checkpoints(self.checkpoint_dir)[: -self.keep_last]:

@@ -1,10 +1,12 @@
 """A training run used by the exact-resume tests, run in its own process.
 
-    python _resume_run.py OUT_FILE CHECKPOINT_DIR MODE [STOP_AT]
+    python _resume_run.py OUT_FILE CHECKPOINT_DIR MODE [STOP_AT [callbacks]]
 
 MODE is "full" (no checkpoints), "epochs" (stop after STOP_AT epochs), "signal" (SIGTERM to
 itself at batch STOP_AT of the run: the signal handler saves a mid-epoch checkpoint), or
-"resume" (continue from the newest checkpoint to the end).
+"resume" (continue from the newest checkpoint to the end). With "callbacks", the run has an
+EarlyStopping (restoring the best weights) and a BestCheckpoint writing CHECKPOINT_DIR/../best.pt,
+and trains for up to 12 epochs.
 """
 
 import os
@@ -20,7 +22,7 @@ import companion
 NUM_EPOCHS = 4
 
 
-def main(out, ckpt_dir, mode, stop_at=0):
+def main(out, ckpt_dir, mode, stop_at=0, with_callbacks=False):
     companion.seed_everything(0)
     inputs = torch.randn(120, 8)
     targets = (inputs[:, :2].sum(dim=1) > 0).long()
@@ -38,13 +40,23 @@ def main(out, ckpt_dir, mode, stop_at=0):
             os.kill(os.getpid(), signal.SIGTERM)  # as a scheduler or `kill` would
         return cross_entropy(outputs, targets)
 
+    callbacks, num_epochs = [], NUM_EPOCHS
+    if with_callbacks:
+        num_epochs = 12
+        best = os.path.join(os.path.dirname(os.path.abspath(ckpt_dir)), "best.pt")
+        callbacks = [
+            companion.EarlyStopping(
+                "val_loss", patience=2, min_delta=0.01, restore_best_weights=True
+            ),
+            companion.BestCheckpoint(best, monitor="val_accuracy", mode="max"),
+        ]
     torch.manual_seed(1234 if mode == "resume" else 0)  # a resumed run must not depend on this
     history = companion.fit(
         model,
         train_loader,
         optimizer,
         loss_fn,
-        num_epochs=stop_at if mode == "epochs" else NUM_EPOCHS,
+        num_epochs=stop_at if mode == "epochs" else num_epochs,
         val_loader=val_loader,
         scheduler=scheduler,
         device="cpu",
@@ -53,6 +65,7 @@ def main(out, ckpt_dir, mode, stop_at=0):
         checkpoint_every=None if mode == "full" else 5,
         resume=mode == "resume",
         progress=False,
+        callbacks=callbacks,
     )
     torch.save(
         {
@@ -61,10 +74,13 @@ def main(out, ckpt_dir, mode, stop_at=0):
             "train_loss": history.train_loss,
             "val_loss": history.val_loss,
             "interrupted": history.interrupted,
+            "stopped_early": history.stopped_early,
+            "callbacks": [{"best": cb.best, "best_epoch": cb.best_epoch} for cb in callbacks],
         },
         out,
     )
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 0)
+    main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 0,
+         sys.argv[5:] == ["callbacks"])  # fmt: skip
