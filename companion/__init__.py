@@ -89,6 +89,7 @@ _LAZY = {
     "EarlyStopping": "callbacks",
     "BestCheckpoint": "callbacks",
     "FitState": "callbacks",
+    "F1Score": "metrics",
 }
 _SUBMODULES = {
     "data",
@@ -111,6 +112,7 @@ _SUBMODULES = {
     "updates",
     "resume",
     "callbacks",
+    "metrics",
 }
 
 __all__ = [

@@ -36,21 +36,18 @@ class History:
         """Values of one column, ``None`` where an epoch lacks it (e.g. ``"val_accuracy"``)."""
         return [r.get(name) for r in self.records]
 
-    @property
-    def train_loss(self) -> list[float]:
-        return self.column("train_loss")
-
-    @property
-    def val_loss(self) -> list[float | None]:
-        return self.column("val_loss")
-
-    @property
-    def lr(self) -> list[float]:
-        return self.column("lr")
-
-    @property
-    def time(self) -> list[float]:
-        return self.column("time")
+    def __getattr__(self, name: str) -> list:
+        # every column is an attribute: history.val_accuracy, history.train_f1, history.lr_1
+        if name.startswith("_") or name in ("records", "interrupted", "stopped_early"):
+            raise AttributeError(name)
+        if any(name in record for record in self.records):
+            return self.column(name)
+        if name in ("train_loss", "val_loss", "lr", "time", "epoch"):
+            return self.column(name)  # the usual columns, even before the first epoch
+        raise AttributeError(
+            f"History has no column {name!r}; its columns are {self.columns()} (validation "
+            f"columns need val_loader, metric columns metrics=...)"
+        )
 
     def columns(self) -> list[str]:
         names: list[str] = []

@@ -42,6 +42,7 @@ from companion.checkpoint import (
 from companion.device import pick_device
 from companion.distributed import setup_distributed
 from companion.history import History
+from companion.metrics import MetricTotals, check_metrics
 from companion.resume import EpochFeed, saved_by_rank
 from companion.rng import get_rng_state, set_rng_state
 from companion.signals import StopRequest
@@ -78,16 +79,28 @@ def _move(obj, device: torch.device, non_blocking: bool):
     return obj
 
 
-def _split(batch, epoch: int, batch_index: int):
-    if isinstance(batch, (tuple, list)) and len(batch) == 2:
-        return batch
-    what = f"a {type(batch).__name__}"
-    if isinstance(batch, (tuple, list)):
-        what += f" of length {len(batch)}"
+def _split(batch, epoch: int, batch_index: int, batch_fn=None):
+    """``(inputs, targets)`` of one batch: the batch itself, or what ``batch_fn`` makes of it."""
+    pair = batch if batch_fn is None else batch_fn(batch)
+    if isinstance(pair, (tuple, list)) and len(pair) == 2:
+        return pair
+    what = f"a {type(pair).__name__}"
+    if isinstance(pair, (tuple, list)):
+        what += f" of length {len(pair)}"
+    where = f"in epoch {epoch + 1} batch {batch_index + 1}"
+    if batch_fn is not None:
+        raise TypeError(
+            f"batch_fn must return an (inputs, targets) pair, but {where} it returned {what}"
+        )
+    fix = "Make the dataset's __getitem__ return (input, target), or pass batch_fn"
+    if isinstance(batch, Mapping):
+        keys = list(batch)
+        fix = (
+            f"Pass batch_fn to pick them from the dict, e.g. "
+            f"batch_fn=lambda b: (b[{keys[0]!r}], b[{keys[-1]!r}])"
+        )
     raise TypeError(
-        f"the loader must yield (inputs, targets) pairs, but in epoch {epoch + 1} batch "
-        f"{batch_index + 1} it yielded {what}. Make the dataset's __getitem__ return "
-        f"(input, target), or wrap the loader so it does."
+        f"the loader must yield (inputs, targets) pairs, but {where} it yielded {what}. {fix}."
     )
 
 
@@ -99,10 +112,26 @@ def _forward(model: nn.Module, inputs):
     return model(inputs)
 
 
+def _first_tensor(obj):
+    if isinstance(obj, torch.Tensor):
+        return obj
+    items = obj.values() if isinstance(obj, Mapping) else obj
+    if isinstance(items, (tuple, list)) or isinstance(obj, Mapping):
+        for item in items:
+            found = _first_tensor(item)
+            if found is not None:
+                return found
+    return None
+
+
 def _count(inputs, targets) -> int:
-    for t in (targets, inputs, *(inputs if isinstance(inputs, (tuple, list)) else ())):
-        if isinstance(t, torch.Tensor):
-            return t.shape[0] if t.dim() else 1
+    """Samples in a batch: the first dimension of the first tensor in targets, then inputs."""
+    if isinstance(targets, torch.Tensor):
+        return targets.shape[0] if targets.dim() else 1
+    t = _first_tensor(targets)
+    t = t if t is not None else _first_tensor(inputs)
+    if t is not None:
+        return t.shape[0] if t.dim() else 1
     return len(targets)
 
 
@@ -130,13 +159,15 @@ def _check_model_device(model: nn.Module, device: torch.device) -> None:
 
 
 def _train_steps(model, loader, optimizer, loss_fn, *, device, amp, scaler, accumulate,
-                 clip_grad_norm, scheduler, skip_nonfinite, epoch, tally):  # fmt: skip
+                 clip_grad_norm, scheduler, skip_nonfinite, epoch, tally, batch_fn=None,
+                 loss_takes_inputs=False):  # fmt: skip
     """Train over ``loader``, yielding ``tally`` after every optimizer step."""
     model.train()
     non_blocking = device.type == "cuda"
+    loss_fn = _with_inputs(loss_fn) if loss_takes_inputs else loss_fn
     group: list = []
     for batch in loader:
-        group.append(_split(batch, epoch, tally.batches + len(group)))
+        group.append(_split(batch, epoch, tally.batches + len(group), batch_fn))
         if len(group) == accumulate:
             _step(model, group, optimizer, loss_fn, device, non_blocking, amp, scaler,
                   clip_grad_norm, scheduler, skip_nonfinite, epoch, tally)  # fmt: skip
@@ -146,6 +177,17 @@ def _train_steps(model, loader, optimizer, loss_fn, *, device, amp, scaler, accu
         _step(model, group, optimizer, loss_fn, device, non_blocking, amp, scaler,
               clip_grad_norm, scheduler, skip_nonfinite, epoch, tally)  # fmt: skip
         yield tally
+
+
+class _with_inputs:
+    """Marks a loss called as ``loss_fn(outputs, targets, inputs)``."""
+
+    def __init__(self, loss_fn):
+        self.loss_fn = loss_fn
+        self.reduction = getattr(loss_fn, "reduction", "mean")
+
+    def __call__(self, outputs, targets, inputs):
+        return self.loss_fn(outputs, targets, inputs)
 
 
 def _loss(model, inputs, targets, loss_fn, epoch: int, batch: int):
@@ -158,10 +200,13 @@ def _loss(model, inputs, targets, loss_fn, epoch: int, batch: int):
             raise
         raise clearer from err
     try:
-        loss = loss_fn(outputs, targets)
+        if isinstance(loss_fn, _with_inputs):
+            loss = loss_fn(outputs, targets, inputs)
+        else:
+            loss = loss_fn(outputs, targets)
     except Exception as err:
         where = f"epoch {epoch + 1}, batch {batch + 1}"
-        clearer = loss_failed(outputs, targets, loss_fn, err, where)
+        clearer = loss_failed(outputs, targets, getattr(loss_fn, "loss_fn", loss_fn), err, where)
         if clearer is None:
             raise
         raise clearer from err
@@ -233,7 +278,7 @@ def train_one_epoch(
     optimizer: torch.optim.Optimizer,
     loss_fn: Callable,
     *,
-    device: str | torch.device,
+    device: str | torch.device = "auto",
     amp: str | None = None,
     scaler: torch.amp.GradScaler | None = None,
     accumulate: int = 1,
@@ -241,6 +286,8 @@ def train_one_epoch(
     scheduler=None,
     skip_nonfinite: bool = False,
     epoch: int = 0,
+    batch_fn: Callable | None = None,
+    loss_takes_inputs: bool = False,
 ) -> float:
     """Train ``model`` for one pass over ``loader`` and return the mean training loss.
 
@@ -249,8 +296,9 @@ def train_one_epoch(
 
     Args:
         model, loader, optimizer, loss_fn: the usual; ``loader`` yields ``(inputs, targets)``,
-            where ``inputs`` may be a tensor, a tuple (passed as ``model(*inputs)``) or a dict.
-        device: where the batches go.
+            where ``inputs`` may be a tensor, a tuple (passed as ``model(*inputs)``) or a dict
+            (``model(**inputs)``).
+        device: where the batches go; ``"auto"``: where the model's parameters are.
         amp: None, ``"bf16"`` or ``"fp16"``. Autocast wraps forward and loss only.
         scaler: a ``torch.amp.GradScaler``; required with ``amp="fp16"``. Create it once
             (``companion.make_scaler(device, "fp16")``) so its scale carries over epochs.
@@ -262,6 +310,11 @@ def train_one_epoch(
             a step skipped by the scaler does not advance it.
         skip_nonfinite: skip a step whose loss is NaN/inf instead of raising.
         epoch: the 0-based epoch index, used in error messages.
+        batch_fn: ``batch_fn(batch) -> (inputs, targets)`` for loaders that yield something
+            else, e.g. ``lambda b: (b["x"], b["y"])`` for dict batches. Targets may be any
+            structure the loss understands (a tuple ``(labels, mask)``, a dict).
+        loss_takes_inputs: call ``loss_fn(outputs, targets, inputs)``, for a loss that needs
+            the inputs (a padding mask, per-sample weights carried in the inputs).
 
     Returns:
         The mean loss over the epoch's samples (NaN if every step was skipped).
@@ -278,9 +331,10 @@ def train_one_epoch(
         >>> opt = torch.optim.SGD(model.parameters(), lr=0.1)
         >>> loss = train_one_epoch(model, data, opt, nn.CrossEntropyLoss(), device="cpu")
     """
-    device = pick_device(device)
+    device = _model_device(model, device)
     _check_args(accumulate, clip_grad_norm, amp)
     _check_training(model, loader, optimizer, loss_fn, scheduler, "loader")
+    _check_batch_fn(batch_fn)
     if amp == "fp16" and scaler is None:
         raise ValueError(
             "amp='fp16' needs a GradScaler: pass scaler=companion.make_scaler(device, 'fp16'), "
@@ -290,7 +344,8 @@ def train_one_epoch(
     tally = _Tally()
     steps = _train_steps(model, loader, optimizer, loss_fn, device=device, amp=amp, scaler=scaler,
                          accumulate=accumulate, clip_grad_norm=clip_grad_norm, scheduler=scheduler,
-                         skip_nonfinite=skip_nonfinite, epoch=epoch, tally=tally)  # fmt: skip
+                         skip_nonfinite=skip_nonfinite, epoch=epoch, tally=tally, batch_fn=batch_fn,
+                         loss_takes_inputs=loss_takes_inputs)  # fmt: skip
     for _ in steps:
         pass
     if tally.batches == 0:
@@ -321,9 +376,11 @@ def evaluate(
     loader,
     loss_fn: Callable,
     *,
-    device: str | torch.device,
-    metrics: Mapping[str, Callable] | None = None,
+    device: str | torch.device = "auto",
+    metrics: Mapping | None = None,
     amp: str | None = None,
+    batch_fn: Callable | None = None,
+    loss_takes_inputs: bool = False,
 ) -> dict:
     """Evaluate ``model`` on ``loader`` in eval mode, without building any graph.
 
@@ -331,9 +388,13 @@ def evaluate(
     ``torch.inference_mode()``, then restores every submodule's previous mode.
 
     Args:
-        model, loader, loss_fn, device: as in :func:`train_one_epoch`.
-        metrics: extra ``{name: fn(outputs, targets) -> number}`` averaged over samples
-            (each ``fn`` returns the batch mean).
+        model, loader, loss_fn, device, batch_fn, loss_takes_inputs: as in
+            :func:`train_one_epoch`.
+        metrics: extra ``{name: metric}``: a function ``fn(outputs, targets)`` returning the
+            batch mean, averaged over samples (a per-sample average: right for accuracy, not
+            for F1), or a stateful object with ``update(outputs, targets)``, ``compute()`` and
+            ``reset()`` (torchmetrics' protocol; :class:`companion.F1Score`), computed over
+            the whole loader. See :mod:`companion.metrics`.
         amp: optional autocast for the forward pass (None, "bf16", "fp16").
 
     Returns:
@@ -346,35 +407,34 @@ def evaluate(
         >>> sorted(evaluate(model, data, nn.CrossEntropyLoss(), device="cpu"))
         ['accuracy', 'loss']
     """
-    device = pick_device(device)
+    device = _model_device(model, device)
     check_amp(amp)
     check_model(model)
     check_loss_fn(loss_fn)
     check_loader(loader, "loader")
-    metrics = dict(metrics or {})
-    for name, fn in metrics.items():
-        if not callable(fn):
-            raise TypeError(f"metrics[{name!r}] must be callable(outputs, targets), got {fn!r}")
+    _check_batch_fn(batch_fn)
+    totals = MetricTotals(check_metrics(metrics))
     _check_model_device(model, device)
     modes = {m: m.training for m in model.modules()}
-    totals = {"loss": 0.0, **{name: 0.0 for name in metrics}}
-    correct, samples, classification = 0, 0, True
+    loss_sum, correct, samples, classification = 0.0, 0, 0, True
     model.eval()
     try:
         with torch.inference_mode():
             for i, batch in enumerate(loader):
-                inputs, targets = _split(batch, 0, i)
+                inputs, targets = _split(batch, 0, i, batch_fn)
                 inputs, targets = _move(inputs, device, False), _move(targets, device, False)
                 with autocast(device, amp):
                     outputs = _forward(model, inputs)
-                    loss = loss_fn(outputs, targets)
+                    if loss_takes_inputs:
+                        loss = loss_fn(outputs, targets, inputs)
+                    else:
+                        loss = loss_fn(outputs, targets)
                 if not isinstance(loss, torch.Tensor) or loss.ndim:
                     check_loss_value(loss, loss_fn, f"evaluation batch {i + 1}")
                 n = _count(inputs, targets)
                 samples += n
-                totals["loss"] += loss.item() * n
-                for name, fn in metrics.items():
-                    totals[name] += float(fn(outputs, targets)) * n
+                loss_sum += loss.item() * n
+                totals.update(outputs, targets, n)
                 classification = classification and _is_classification(outputs, targets)
                 if classification:
                     correct += (outputs.argmax(dim=1) == targets).sum().item()
@@ -383,11 +443,29 @@ def evaluate(
             module.train(mode)
     if samples == 0:
         raise ValueError("the loader yielded no batches; is the dataset empty?")
-    result = {"loss": totals.pop("loss") / samples}
+    result = {"loss": loss_sum / samples}
     if classification:
         result["accuracy"] = correct / samples
-    result.update({name: total / samples for name, total in totals.items()})
+    result.update(totals.results(samples))
     return result
+
+
+def _model_device(model, device) -> torch.device:
+    """``"auto"`` for a function that leaves the model where it is: the model's own device."""
+    if isinstance(device, str) and device == "auto" and isinstance(model, nn.Module):
+        tensor = next(model.parameters(), None)
+        if tensor is None:
+            tensor = next(model.buffers(), None)
+        return tensor.device if tensor is not None else torch.device("cpu")
+    return pick_device(device)
+
+
+def _check_batch_fn(batch_fn) -> None:
+    if batch_fn is not None and not callable(batch_fn):
+        raise TypeError(
+            f"batch_fn must be a function batch -> (inputs, targets), got "
+            f"{type(batch_fn).__name__}; e.g. batch_fn=lambda b: (b['x'], b['y'])"
+        )
 
 
 def fit(
@@ -410,8 +488,11 @@ def fit(
     progress: bool = True,
     scheduler_step: str = "epoch",
     skip_nonfinite: bool = False,
-    metrics: Mapping[str, Callable] | None = None,
+    metrics: Mapping | None = None,
     callbacks: list | None = None,
+    batch_fn: Callable | None = None,
+    loss_takes_inputs: bool = False,
+    eval_train: bool = False,
 ) -> History:
     """Train for ``num_epochs`` with optional validation, checkpoints and exact resume.
 
@@ -440,7 +521,13 @@ def fit(
             are iterated past the consumed batches, with a
             :class:`~companion.resume.ReplayWarning` that says so.
         progress: a tqdm progress bar per epoch (terminal or notebook).
-        metrics: extra validation metrics, see :func:`evaluate`.
+        metrics: extra validation metrics (functions or stateful objects), see
+            :func:`evaluate`; columns ``val_<name>``.
+        batch_fn, loss_takes_inputs: as in :func:`train_one_epoch`; used for validation too.
+        eval_train: after every epoch also evaluate on ``train_loader`` (eval mode, one more
+            forward pass over it), adding ``train_eval_loss``, ``train_accuracy`` and
+            ``train_<metric>`` columns. The random generators and the loader's state are put
+            back afterwards, so training goes on exactly as without it.
         callbacks: objects with ``on_epoch_end(record, state)``, called after every epoch;
             one that returns True stops training (``history.stopped_early``). Built in:
             :class:`~companion.callbacks.EarlyStopping`,
@@ -476,6 +563,8 @@ def fit(
         check_loader(val_loader, "val_loader")
     check_checkpoint_dir(checkpoint_dir)
     callbacks = check_callbacks(callbacks, val_loader is not None)
+    _check_batch_fn(batch_fn)
+    metrics = check_metrics(metrics)
     ctx, device = setup_distributed(pick_device(device))  # under torchrun: this rank's device
     try:
         run = _Run(
@@ -494,7 +583,10 @@ def fit(
             check_resume_epochs(run.start_epoch, num_epochs, checkpoint_dir)
         step_kwargs = dict(device=device, amp=amp, scaler=run.scaler, accumulate=accumulate,
                            clip_grad_norm=clip_grad_norm, skip_nonfinite=skip_nonfinite,
-                           scheduler=scheduler if scheduler_step == "step" else None)  # fmt: skip
+                           scheduler=scheduler if scheduler_step == "step" else None,
+                           batch_fn=batch_fn, loss_takes_inputs=loss_takes_inputs)  # fmt: skip
+        eval_kwargs = dict(device=device, metrics=metrics, amp=amp, batch_fn=batch_fn,
+                           loss_takes_inputs=loss_takes_inputs)  # fmt: skip
         with StopRequest(enabled=checkpoint_dir is not None) as stop:
             for epoch in range(run.start_epoch, num_epochs):
                 started = time.perf_counter()
@@ -525,10 +617,12 @@ def fit(
                 if run.tally.batches == 0:
                     raise ValueError(f"train_loader yielded no batches in epoch {epoch + 1}")
                 record = ctx.mean({"train_loss": run.tally.mean_loss})
+                if eval_train:
+                    scores = _evaluate_aside(model, train_loader, loss_fn, eval_kwargs)
+                    scores["eval_loss"] = scores.pop("loss")
+                    record.update({f"train_{k}": v for k, v in ctx.mean(scores).items()})
                 if val_loader is not None:
-                    scores = evaluate(
-                        model, val_loader, loss_fn, device=device, metrics=metrics, amp=amp
-                    )
+                    scores = evaluate(model, val_loader, loss_fn, **eval_kwargs)
                     record.update({f"val_{k}": v for k, v in ctx.mean(scores).items()})
                 record = {"epoch": epoch + 1, **record, "lr": optimizer.param_groups[0]["lr"]}
                 if scheduler is not None and scheduler_step == "epoch":
@@ -554,6 +648,16 @@ def fit(
         return run.history if run.history.interrupted else _finish(callbacks, state)
     finally:
         ctx.close()
+
+
+def _evaluate_aside(model, loader, loss_fn, eval_kwargs) -> dict:
+    """Evaluate on the training loader, leaving its state and every generator as they were."""
+    rng, loader_state = get_rng_state(), _loader_state(loader)
+    try:
+        return evaluate(model, loader, loss_fn, **eval_kwargs)
+    finally:
+        set_rng_state(rng)
+        _set_loader_state(loader, loader_state)
 
 
 def _finish(callbacks: list, state: FitState) -> History:

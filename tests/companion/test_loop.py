@@ -511,3 +511,118 @@ def test_sigterm_from_outside_stops_cleanly_with_a_checkpoint(tmp_path):
     state = companion.load_checkpoint(companion.latest_checkpoint(tmp_path), model=nn.Linear(4, 2))
     assert state["epoch"] >= 1
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+# --- any batch shape: batch_fn and a loss that needs the inputs -----------------------------
+
+
+class DictDataset(torch.utils.data.Dataset):
+    def __init__(self, inputs, targets):
+        self.inputs, self.targets = inputs, targets
+
+    def __len__(self):
+        return len(self.targets)
+
+    def __getitem__(self, i):
+        return {"x": self.inputs[i], "y": self.targets[i], "weight": 1.0 + i % 3}
+
+
+def test_batch_fn_trains_dict_batches_like_pairs():
+    inputs, targets = make_data(n=32)
+    pairs_model, dict_model = make_model(), make_model()
+    pairs = loader_of(inputs, targets, 8)
+    dicts = DataLoader(DictDataset(inputs, targets), batch_size=8)
+    for model, loader, batch_fn in ((pairs_model, pairs, None),
+                                    (dict_model, dicts, lambda b: (b["x"], b["y"]))):  # fmt: skip
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        fit(model, loader, optimizer, nn.CrossEntropyLoss(), num_epochs=2, val_loader=loader,
+            device="cpu", progress=False, batch_fn=batch_fn)  # fmt: skip
+    for a, b in zip(pairs_model.parameters(), dict_model.parameters(), strict=True):
+        assert torch.equal(a, b)
+    scores = evaluate(dict_model, dicts, nn.CrossEntropyLoss(), batch_fn=lambda b: (b["x"], b["y"]))
+    assert scores == evaluate(pairs_model, pairs, nn.CrossEntropyLoss())
+
+
+def test_a_dict_batch_without_batch_fn_suggests_one():
+    inputs, targets = make_data(n=16)
+    model = make_model()
+    dicts = DataLoader(DictDataset(inputs, targets), batch_size=8)
+    with pytest.raises(TypeError, match=r"batch_fn=lambda b: \(b\['x'\], b\['weight'\]\)"):
+        train_one_epoch(model, dicts, torch.optim.SGD(model.parameters(), lr=0.1),
+                        nn.CrossEntropyLoss(), device="cpu")  # fmt: skip
+    with pytest.raises(TypeError, match="batch_fn must return an \\(inputs, targets\\) pair"):
+        train_one_epoch(model, dicts, torch.optim.SGD(model.parameters(), lr=0.1),
+                        nn.CrossEntropyLoss(), device="cpu", batch_fn=lambda b: b["x"])  # fmt: skip
+    with pytest.raises(TypeError, match="batch_fn must be a function"):
+        evaluate(model, dicts, nn.CrossEntropyLoss(), batch_fn="x")
+
+
+def test_a_weighted_loss_gets_the_weights_from_the_targets_or_the_inputs():
+    inputs, targets = make_data(n=24)
+    dicts = DataLoader(DictDataset(inputs, targets), batch_size=6)
+    weights = torch.tensor([1.0 + i % 3 for i in range(24)])
+
+    def by_hand(model):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for start in range(0, 24, 6):
+            x, y, w = (
+                inputs[start : start + 6],
+                targets[start : start + 6],
+                weights[start : start + 6],
+            )
+            optimizer.zero_grad()
+            per_sample = nn.functional.cross_entropy(model(x), y, reduction="none")
+            (per_sample * w).mean().backward()
+            optimizer.step()
+
+    reference = make_model()
+    by_hand(reference)
+
+    def weighted(outputs, targets):  # targets = (labels, weights): the batch_fn packs them
+        labels, w = targets
+        return (nn.functional.cross_entropy(outputs, labels, reduction="none") * w).mean()
+
+    packed = make_model()
+    train_one_epoch(packed, dicts, torch.optim.SGD(packed.parameters(), lr=0.1), weighted,
+                    device="cpu", batch_fn=lambda b: (b["x"], (b["y"], b["weight"])))  # fmt: skip
+
+    def with_inputs(outputs, targets, inputs):  # the inputs are a dict holding the weights
+        per_sample = nn.functional.cross_entropy(outputs, targets, reduction="none")
+        return (per_sample * inputs["weight"]).mean()
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = make_model()
+
+        def forward(self, x, weight):
+            return self.net(x)
+
+    keyed = Model()
+    train_one_epoch(keyed, dicts, torch.optim.SGD(keyed.parameters(), lr=0.1), with_inputs,
+                    device="cpu", loss_takes_inputs=True,
+                    batch_fn=lambda b: ({"x": b["x"], "weight": b["weight"]}, b["y"]))  # fmt: skip
+    for a, b, c in zip(reference.parameters(), packed.parameters(), keyed.net.parameters()):
+        assert_close(b, a)
+        assert_close(c, a)
+
+
+def test_eval_train_adds_train_metrics_and_leaves_training_unchanged():
+    inputs, targets = make_data(n=40)
+    runs = []
+    for eval_train in (False, True):
+        torch.manual_seed(3)
+        model = make_model(dropout=0.3)
+        loader = loader_of(inputs, targets, 8, shuffle=True)
+        history = fit(model, loader, torch.optim.SGD(model.parameters(), lr=0.1),
+                      nn.CrossEntropyLoss(), num_epochs=3, device="cpu", progress=False,
+                      eval_train=eval_train)  # fmt: skip
+        runs.append((model, history))
+    (plain, h0), (evaluated, h1) = runs
+    assert h0.train_loss == h1.train_loss
+    for a, b in zip(plain.parameters(), evaluated.parameters(), strict=True):
+        assert torch.equal(a, b)
+    assert "train_accuracy" not in h0.columns()
+    expected = evaluate(evaluated, loader_of(inputs, targets, 8), nn.CrossEntropyLoss())
+    assert h1.records[-1]["train_accuracy"] == expected["accuracy"]
+    assert h1.records[-1]["train_eval_loss"] == pytest.approx(expected["loss"], rel=1e-6)
