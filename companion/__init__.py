@@ -90,6 +90,7 @@ _LAZY = {
     "BestCheckpoint": "callbacks",
     "FitState": "callbacks",
     "F1Score": "metrics",
+    "steps_per_epoch": "schedule",
 }
 _SUBMODULES = {
     "data",
@@ -113,6 +114,7 @@ _SUBMODULES = {
     "resume",
     "callbacks",
     "metrics",
+    "schedule",
 }
 
 __all__ = [

@@ -45,6 +45,7 @@ from companion.history import History
 from companion.metrics import MetricTotals, check_metrics
 from companion.resume import EpochFeed, saved_by_rank
 from companion.rng import get_rng_state, set_rng_state
+from companion.schedule import check_schedule
 from companion.signals import StopRequest
 
 __all__ = ["NonFiniteLossError", "train_one_epoch", "evaluate", "fit"]
@@ -502,7 +503,11 @@ def fit(
         val_loader: evaluated after every epoch with :func:`evaluate`.
         scheduler: stepped once per epoch (``ReduceLROnPlateau`` gets the validation loss,
             or the training loss without ``val_loader``), or after every optimizer step with
-            ``scheduler_step="step"``.
+            ``scheduler_step="step"``. A schedule with its own length (OneCycleLR's
+            ``total_steps``, CosineAnnealingLR's ``T_max``) is checked against the run before
+            training: too short a OneCycleLR raises, other mismatches warn, and a OneCycleLR
+            or warm-up stepped per epoch warns. Count steps with
+            :func:`companion.steps_per_epoch`.
         device: ``"auto"`` (CUDA, MPS, CPU), or an explicit device.
         amp, accumulate, clip_grad_norm, skip_nonfinite: as in :func:`train_one_epoch`; with
             ``amp="fp16"`` a GradScaler is created (and checkpointed).
@@ -575,6 +580,8 @@ def fit(
         model.to(device)
         train_model = ctx.wrap(model, device)  # DDP under torchrun; checkpoints hold `model`
         train_loader, val_loader = ctx.shard(train_loader), ctx.shard(val_loader, shuffle=False)
+        check_schedule(scheduler, scheduler_step, loader=train_loader, accumulate=accumulate,
+                       num_epochs=num_epochs)  # fmt: skip
         if resume:
             run.resume()
             state.history, state.epoch = run.history, run.start_epoch
