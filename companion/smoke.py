@@ -22,7 +22,7 @@ from torch import nn
 from torch.utils.data import Dataset, TensorDataset, default_collate
 
 from companion.checkpoint import load_checkpoint, save_checkpoint
-from companion.loop import _forward, _move, evaluate
+from companion.loop import _forward, _model_device, _move, evaluate
 
 __all__ = ["STAGES", "StageResult", "SmokeReport", "SmokeTestError", "smoke_test"]
 
@@ -473,12 +473,12 @@ def _as_dataset(dataset):
 def smoke_test(
     model: nn.Module,
     dataset,
-    loss_fn: Callable,
     optimizer: torch.optim.Optimizer,
+    loss_fn: Callable,
     *,
     n: int = 16,
     steps: int = 200,
-    device: str | torch.device | None = None,
+    device: str | torch.device = "auto",
     batch_size: int | None = None,
     collate_fn: Callable | None = None,
     loss_ratio: float = 10.0,
@@ -500,19 +500,19 @@ def smoke_test(
     - ``overfit``: up to ``steps`` steps on the samples must bring the loss down
       ``loss_ratio`` times, or (classification) reach 100% accuracy on them.
 
-    The model is used where it is (``model.to(device)`` first); batches are moved to
-    ``device``. With ``restore=True`` the model's weights, the optimizer's state, every
+    The arguments come in ``fit``'s order: ``(model, data, optimizer, loss_fn)``. The model
+    is used where it is (``model.to(device)`` first); batches are moved to ``device``. With ``restore=True`` the model's weights, the optimizer's state, every
     module's train/eval mode and the random generators are put back afterwards (gradients
     are cleared), so the real run starts from where it would have without the test.
 
     Args:
         model: the model, already on its device.
         dataset: a map-style Dataset of ``(input, target)`` pairs, or a pair of tensors.
-        loss_fn: ``loss_fn(outputs, targets) -> scalar tensor``.
         optimizer: an optimizer over ``model``'s parameters.
+        loss_fn: ``loss_fn(outputs, targets) -> scalar tensor``.
         n: samples to use.
         steps: most overfitting steps (it stops as soon as the goal is met).
-        device: where batches go; defaults to the device of the model's first parameter.
+        device: where batches go; ``"auto"``: the device of the model's parameters.
         batch_size: split the samples into batches of this size (default: one batch).
         collate_fn: how to batch samples (default: ``default_collate``).
         loss_ratio: how many times lower the loss must get to count as overfitting.
@@ -525,19 +525,29 @@ def smoke_test(
         ``report.raise_if_failed()``.
 
     Raises:
-        TypeError: if an argument has the wrong type (model, dataset, loss_fn, optimizer).
+        TypeError: if an argument has the wrong type (model, dataset, optimizer, loss_fn),
+            or the optimizer and the loss come in the old order ``(..., loss_fn, optimizer)``.
         ValueError: if ``n``, ``steps``, ``batch_size`` or ``loss_ratio`` is out of range.
 
     Example:
         >>> model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
         >>> data = (torch.randn(32, 4), torch.randint(0, 3, (32,)))
         >>> optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-        >>> smoke_test(model, data, nn.CrossEntropyLoss(), optimizer).ok
+        >>> smoke_test(model, data, optimizer, nn.CrossEntropyLoss()).ok
         True
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
     dataset = _as_dataset(dataset)
+    if isinstance(loss_fn, torch.optim.Optimizer) and not isinstance(
+        optimizer, torch.optim.Optimizer
+    ):
+        raise TypeError(
+            f"smoke_test takes (model, data, optimizer, loss_fn), the order of fit, but the "
+            f"third argument is a {type(optimizer).__name__} and the fourth a "
+            f"{type(loss_fn).__name__}: the old order (loss_fn, optimizer). Swap them, or pass "
+            f"keywords: smoke_test(model, data, optimizer=optimizer, loss_fn=loss_fn)"
+        )
     if not callable(loss_fn):
         raise TypeError(f"loss_fn must be callable(outputs, targets), got {type(loss_fn).__name__}")
     if not isinstance(optimizer, torch.optim.Optimizer):
@@ -554,10 +564,7 @@ def smoke_test(
         raise ValueError(
             f"loss_ratio must be a number > 1 (how many times lower), got {loss_ratio!r}"
         )
-    if device is None:
-        first = next(model.parameters(), None)
-        device = first.device if first is not None else torch.device("cpu")
-    device = torch.device(device)
+    device = _model_device(model, device)
 
     saved = None
     if restore:

@@ -29,7 +29,7 @@ def _statuses(report):
 def test_a_working_model_passes_every_stage():
     model = _mlp()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    report = smoke_test(model, _data(), nn.CrossEntropyLoss(), optimizer)
+    report = smoke_test(model, _data(), optimizer, nn.CrossEntropyLoss())
     assert report.ok, str(report)
     assert [s.stage for s in report.stages] == list(STAGES)
     assert report.n == 16 and report.device == "cpu" and report.failed is None
@@ -47,14 +47,14 @@ def test_the_model_and_optimizer_are_put_back():
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
     before = {k: v.clone() for k, v in model.state_dict().items()}
     rng = torch.get_rng_state()
-    assert smoke_test(model, _data(), nn.CrossEntropyLoss(), optimizer).ok
+    assert smoke_test(model, _data(), optimizer, nn.CrossEntropyLoss()).ok
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
     assert optimizer.state_dict()["state"] == {}
     assert not model.training and all(p.grad is None for p in model.parameters())
     assert torch.equal(torch.get_rng_state(), rng)
 
     # restore=False keeps what the 16 samples taught it
-    smoke_test(model, _data(), nn.CrossEntropyLoss(), optimizer, restore=False)
+    smoke_test(model, _data(), optimizer, nn.CrossEntropyLoss(), restore=False)
     assert not torch.equal(before["0.weight"], model.state_dict()["0.weight"])
     assert optimizer.state_dict()["state"]
 
@@ -62,7 +62,7 @@ def test_the_model_and_optimizer_are_put_back():
 def test_a_broken_forward_fails_at_forward_with_the_error():
     model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(30, 4))  # wrong in_features
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    report = smoke_test(model, _data(), nn.CrossEntropyLoss(), optimizer)
+    report = smoke_test(model, _data(), optimizer, nn.CrossEntropyLoss())
     assert not report.ok and report.failed.stage == "forward"
     assert "mat1 and mat2 shapes cannot be multiplied" in report["forward"].detail
     assert "trace_shapes" in report["forward"].detail
@@ -79,7 +79,7 @@ def test_a_detached_loss_fails_at_backward():
     def detached_loss(outputs, targets):
         return F.cross_entropy(outputs, targets).detach()  # the bug
 
-    report = smoke_test(model, _data(), detached_loss, optimizer)
+    report = smoke_test(model, _data(), optimizer, detached_loss)
     assert report.failed.stage == "backward"
     assert "no parameter received a gradient" in report["backward"].detail
     assert "is the loss detached?" in report["backward"].detail
@@ -89,7 +89,7 @@ def test_a_detached_loss_fails_at_backward():
 def test_a_model_that_cannot_learn_fails_overfit():
     model = _mlp()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
-    report = smoke_test(model, _data(), nn.CrossEntropyLoss(), optimizer, steps=30)
+    report = smoke_test(model, _data(), optimizer, nn.CrossEntropyLoss(), steps=30)
     statuses = _statuses(report)
     assert statuses["overfit"] == "FAIL"
     assert statuses["step"] == "FAIL" and "lr=0" in report["step"].detail
@@ -105,7 +105,7 @@ def test_a_model_that_cannot_learn_fails_overfit():
 def test_an_exploding_learning_rate_is_named():
     model = _mlp()
     optimizer = torch.optim.SGD(model.parameters(), lr=1e6)
-    report = smoke_test(model, _data(), nn.CrossEntropyLoss(), optimizer, steps=20)
+    report = smoke_test(model, _data(), optimizer, nn.CrossEntropyLoss(), steps=20)
     assert not report.ok
     assert "too high" in (report["step"].detail + report["overfit"].detail)
 
@@ -116,7 +116,7 @@ def test_regression_passes_on_the_loss_ratio():
     y = x @ torch.tensor([[1.0], [-2.0], [0.5], [3.0]]) + 0.5
     model = nn.Linear(4, 1)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
-    report = smoke_test(model, (x, y), nn.MSELoss(), optimizer, steps=300)
+    report = smoke_test(model, (x, y), optimizer, nn.MSELoss(), steps=300)
     assert report.ok, str(report)
     assert "accuracy" not in report["overfit"].detail
 
@@ -124,7 +124,7 @@ def test_regression_passes_on_the_loss_ratio():
 def test_loss_stage_explains_a_non_scalar_loss():
     model = _mlp()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    report = smoke_test(model, _data(), nn.CrossEntropyLoss(reduction="none"), optimizer)
+    report = smoke_test(model, _data(), optimizer, nn.CrossEntropyLoss(reduction="none"))
     assert report.failed.stage == "loss"
     assert "(16,)" in report["loss"].detail and "reduction='mean'" in report["loss"].detail
 
@@ -132,7 +132,7 @@ def test_loss_stage_explains_a_non_scalar_loss():
 def test_an_optimizer_over_another_model_fails_step():
     model = _mlp()
     optimizer = torch.optim.SGD(_mlp(1).parameters(), lr=0.1)  # built for another model
-    report = smoke_test(model, _data(), nn.CrossEntropyLoss(), optimizer)
+    report = smoke_test(model, _data(), optimizer, nn.CrossEntropyLoss())
     assert report.failed.stage == "step"
     assert "holds none of the model's parameters" in report["step"].detail
     assert _statuses(report)["overfit"] == "SKIP"
@@ -156,7 +156,7 @@ def test_state_outside_the_state_dict_fails_checkpoint():
 
     model = Drifting()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    report = smoke_test(model, _data(), nn.CrossEntropyLoss(), optimizer, steps=5)
+    report = smoke_test(model, _data(), optimizer, nn.CrossEntropyLoss(), steps=5)
     assert _statuses(report)["checkpoint"] == "FAIL"
     assert "register_buffer" in report["checkpoint"].detail
 
@@ -174,7 +174,7 @@ def test_a_dataset_class_batch_size_and_fewer_samples_than_n():
 
     model = _mlp()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    report = smoke_test(model, Pairs(), nn.CrossEntropyLoss(), optimizer, batch_size=4)
+    report = smoke_test(model, Pairs(), optimizer, nn.CrossEntropyLoss(), batch_size=4)
     assert report.ok, str(report)
     assert report.n == 10 and "the dataset has only 10" in report["data"].detail
 
@@ -187,14 +187,14 @@ def test_a_dataset_that_does_not_return_pairs_fails_data():
         def __getitem__(self, i):
             return torch.zeros(8)
 
-    report = smoke_test(_mlp(), Bare(), nn.CrossEntropyLoss(), torch.optim.SGD(_mlp().parameters()))
+    report = smoke_test(_mlp(), Bare(), torch.optim.SGD(_mlp().parameters()), nn.CrossEntropyLoss())
     assert report.failed.stage == "data" and "(input, target)" in report["data"].detail
 
 
 def test_report_prints_converts_and_plots():
     model = _mlp()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    report = smoke_test(model, _data(), nn.CrossEntropyLoss(), optimizer)
+    report = smoke_test(model, _data(), optimizer, nn.CrossEntropyLoss())
     text = str(report)
     assert text.splitlines()[0].startswith("Smoke test on 16 samples (cpu): PASSED")
     assert all(f"PASS  {stage}" in text for stage in STAGES)
@@ -210,24 +210,24 @@ def test_argument_errors():
     model, data, loss_fn = _mlp(), _data(), nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     with pytest.raises(TypeError, match="nn.Module"):
-        smoke_test(lambda x: x, data, loss_fn, optimizer)
+        smoke_test(lambda x: x, data, optimizer, loss_fn)
     with pytest.raises(TypeError, match="Dataset"):
-        smoke_test(model, 42, loss_fn, optimizer)
+        smoke_test(model, 42, optimizer, loss_fn)
     with pytest.raises(TypeError, match="torch.optim.Optimizer"):
-        smoke_test(model, data, loss_fn, "adam")
+        smoke_test(model, data, "adam", loss_fn)
     with pytest.raises(TypeError, match="loss_fn"):
-        smoke_test(model, data, "mse", optimizer)
+        smoke_test(model, data, optimizer, "mse")
     with pytest.raises(ValueError, match="n must be a positive int"):
-        smoke_test(model, data, loss_fn, optimizer, n=0)
+        smoke_test(model, data, optimizer, loss_fn, n=0)
     with pytest.raises(ValueError, match="loss_ratio"):
-        smoke_test(model, data, loss_fn, optimizer, loss_ratio=1)
+        smoke_test(model, data, optimizer, loss_fn, loss_ratio=1)
 
 
 @pytest.mark.requires_cuda
 def test_smoke_test_on_cuda():
     model = _mlp().cuda()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    report = smoke_test(model, _data(), nn.CrossEntropyLoss(), optimizer)
+    report = smoke_test(model, _data(), optimizer, nn.CrossEntropyLoss())
     assert report.ok and report.device.startswith("cuda"), str(report)
 
 
@@ -235,8 +235,18 @@ def test_a_model_with_fewer_outputs_than_classes_is_named_as_such():
     # the user's mistake: nn.Linear(8, 3) for a 10-class problem (it used to blame argument order)
     ds = TensorDataset(torch.randn(64, 8), torch.arange(64) % 10)
     model = nn.Linear(8, 3)
-    report = smoke_test(model, ds, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), 0.1))
+    report = smoke_test(model, ds, torch.optim.SGD(model.parameters(), 0.1), nn.CrossEntropyLoss())
     detail = report["loss"].detail
     assert report["loss"].status == "FAIL"
     assert "class indices up to 9, but the model gives 3 scores per sample" in detail
     assert "in that order" not in detail
+
+
+def test_the_old_argument_order_gets_a_clear_error_and_keywords_work_in_any_order():
+    model, data, loss_fn = _mlp(), _data(), nn.CrossEntropyLoss()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    with pytest.raises(TypeError, match=r"takes \(model, data, optimizer, loss_fn\).*Swap them"):
+        smoke_test(model, data, loss_fn, optimizer)  # the order before issue 17
+    assert smoke_test(model, data, loss_fn=loss_fn, optimizer=optimizer, steps=50).n == 16
+    report = smoke_test(model, data, optimizer, loss_fn, steps=50)
+    assert report.device == "cpu"  # device="auto": where the model is
