@@ -7,7 +7,7 @@ same training script runs as one process or as ``torchrun --nproc_per_node=N scr
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 import torch.distributed as dist
@@ -25,6 +25,7 @@ class DistContext:
     world_size: int = 1
     local_rank: int = 0
     created_group: bool = False
+    wrapped: list = field(default_factory=list, repr=False)  # the DDP modules made by wrap()
 
     @property
     def enabled(self) -> bool:
@@ -39,7 +40,9 @@ class DistContext:
         if not self.enabled:
             return model
         device_ids = [device.index] if device.type == "cuda" else None
-        return nn.parallel.DistributedDataParallel(model, device_ids=device_ids)
+        ddp = nn.parallel.DistributedDataParallel(model, device_ids=device_ids)
+        self.wrapped.append(ddp)
+        return ddp
 
     def shard(self, loader, *, shuffle: bool | None = None):
         """The same loader over this rank's shard (a DistributedSampler), or ``loader`` alone.
@@ -105,6 +108,20 @@ class DistContext:
             dist.barrier()
 
     def close(self) -> None:
+        """Release DDP's reducers, then the process group this context created.
+
+        DDP's reducer holds the process group. Freed after ``destroy_process_group``, it would
+        drop the group's last reference while holding the GIL, and gloo's destructor then waits
+        for a worker thread that needs the GIL to free a finished collective's tensor: torch 2.13
+        hung there at the end of about one 2-rank CPU run in two. Freed here, while the group is
+        still registered, the reducer is not the last holder; the group goes with
+        ``destroy_process_group``, whose Python binding releases the GIL first.
+        """
+        for ddp in self.wrapped:
+            for name in ("logger", "reducer"):  # the logger holds the reducer too
+                if name in ddp.__dict__:
+                    delattr(ddp, name)
+        self.wrapped.clear()
         if self.created_group and dist.is_initialized():
             dist.destroy_process_group()
 

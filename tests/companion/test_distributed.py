@@ -1,6 +1,5 @@
 """fit under torchrun (2 CPU processes, gloo) against the same run in one process."""
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -10,22 +9,18 @@ from torch.testing import assert_close
 
 from companion.distributed import DistContext
 
+from ._torchrun import run_logged, torchrun
+
 SCRIPT = Path(__file__).with_name("_ddp_run.py")
 
 
 def run(out_dir, ckpt_dir, mode, num_epochs, nproc):
     out_dir.mkdir(parents=True, exist_ok=True)
-    args = [str(SCRIPT), str(out_dir), str(ckpt_dir), mode, str(num_epochs)]
+    args = [out_dir, ckpt_dir, mode, num_epochs]
     if nproc > 1:
-        args = [
-            "-m",
-            "torch.distributed.run",
-            "--standalone",
-            f"--nproc_per_node={nproc}",
-            *args,
-        ]
-    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr[-3000:]
+        done = torchrun(SCRIPT, *args, nproc=nproc, timeout=240)
+    else:
+        done = run_logged([sys.executable, str(SCRIPT), *map(str, args)], timeout=240)
     return [torch.load(out_dir / f"rank{r}.pt", weights_only=True) for r in range(nproc)], done
 
 
@@ -86,3 +81,24 @@ def test_a_single_process_context_is_a_no_op():
     assert ctx.wrap(model, torch.device("cpu")) is model
     assert ctx.shard([1, 2]) == [1, 2]
     assert ctx.mean({"loss": 1.5}) == {"loss": 1.5} and ctx.any(True) and ctx.is_main
+
+
+CLOSE_SCRIPT = """
+import torch, torch.distributed as dist
+from companion.distributed import DistContext
+dist.init_process_group("gloo", init_method="tcp://127.0.0.1:0", rank=0, world_size=1)
+ctx = DistContext(rank=0, world_size=2, created_group=True)  # as fit sees a torchrun rank
+ddp = ctx.wrap(torch.nn.Linear(2, 2), torch.device("cpu"))
+ddp(torch.randn(3, 2)).sum().backward()  # one allreduce through the reducer
+ctx.close()
+assert "reducer" not in ddp.__dict__ and "logger" not in ddp.__dict__, "DDP still holds the group"
+assert not dist.is_initialized()
+print("closed")
+"""
+
+
+def test_close_frees_the_reducer_before_the_group():
+    # Freed after destroy_process_group, DDP's reducer dropped gloo's last reference with the GIL
+    # held, and torch 2.13 then hung at the end of a 2-rank run (see DistContext.close).
+    done = run_logged([sys.executable, "-c", CLOSE_SCRIPT], timeout=120)
+    assert done.stdout.strip() == "closed"

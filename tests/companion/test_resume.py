@@ -358,19 +358,16 @@ def test_a_feed_rejects_a_checkpoint_past_the_end_of_the_epoch():
 
 @pytest.mark.slow
 def test_torchrun_mid_epoch_resume_loads_only_the_rest_on_every_rank(tmp_path):
-    import subprocess
-    import sys
     from pathlib import Path
+
+    from ._torchrun import torchrun as run_ranks
 
     script = Path(__file__).with_name("_resume_ddp_run.py")
 
     def torchrun(name, mode, stop_at=0):
         out = tmp_path / name
         out.mkdir()
-        args = ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", str(script),
-                str(out), str(tmp_path / "ckpt"), mode, str(stop_at)]  # fmt: skip
-        done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr[-3000:]
+        run_ranks(script, out, tmp_path / "ckpt", mode, stop_at, nproc=2, timeout=300)
         return [
             {
                 **torch.load(out / f"rank{r}.pt", weights_only=True),
