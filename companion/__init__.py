@@ -91,6 +91,7 @@ _LAZY = {
     "FitState": "callbacks",
     "F1Score": "metrics",
     "steps_per_epoch": "schedule",
+    "predict": "prediction",
 }
 _SUBMODULES = {
     "data",
@@ -115,6 +116,7 @@ _SUBMODULES = {
     "callbacks",
     "metrics",
     "schedule",
+    "prediction",
 }
 
 __all__ = [

@@ -11,9 +11,14 @@ __all__ = ["History"]
 class History:
     """Per-epoch training record.
 
-    Each entry of ``records`` is a plain dict: ``epoch`` (1-based), ``train_loss``, ``lr``,
-    ``time`` (seconds) and, with a validation loader, ``val_loss``, ``val_accuracy`` and any
-    other ``val_<metric>``.
+    Each entry of ``records`` is a plain dict: ``epoch`` (1-based), ``train_loss``, ``lr``
+    (the first parameter group's; ``lr_1``, ``lr_2``, ... for the others), ``time`` (seconds)
+    and, with a validation loader, ``val_loss``, ``val_accuracy`` and any other
+    ``val_<metric>`` (``train_<metric>`` with ``fit(eval_train=True)``). Every column is an
+    attribute: ``history.val_accuracy`` is the list over epochs.
+
+    ``interrupted`` is True when a signal (Ctrl-C, SIGTERM) stopped ``fit`` before
+    ``num_epochs``; ``stopped_early`` when a callback (``EarlyStopping``) did.
 
     Example:
         >>> h = History()
@@ -89,35 +94,85 @@ class History:
         )
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
-    def plot(self, *, metrics: bool = True):
-        """Loss curves (train and validation) and, if present, validation metrics.
+    def best_epoch(self, monitor: str | None = None, mode: str = "min") -> int | None:
+        """The epoch (1-based) with the best ``monitor`` value, or None if it was never recorded.
+
+        Args:
+            monitor: a column; by default ``val_loss`` if recorded, else ``train_loss``.
+            mode: ``"min"`` (lower is better) or ``"max"``.
+        """
+        if mode not in ("min", "max"):
+            raise ValueError(f"mode must be 'min' or 'max', got {mode!r}")
+        if monitor is None:
+            monitor = (
+                "val_loss"
+                if any(v is not None for v in self.column("val_loss"))
+                else ("train_loss")
+            )
+        points = [
+            (r[monitor], r.get("epoch", i + 1))
+            for i, r in enumerate(self.records)
+            if isinstance(r.get(monitor), (int, float)) and r[monitor] == r[monitor]  # not NaN
+        ]
+        if not points:
+            return None
+        pick = min if mode == "min" else max
+        return pick(points, key=lambda p: p[0])[1]
+
+    def plot(self, path=None, logy: bool = False, *, metrics: bool = True):
+        """Loss curves (train and validation) and, if present, the other metric columns.
+
+        The best epoch (lowest validation loss, else lowest training loss) is marked.
+
+        Args:
+            path: also save the figure there (PNG, PDF or SVG, by the suffix).
+            logy: a log scale for the loss axis.
+            metrics: draw the second panel (validation and train-set metrics).
 
         Returns:
             The matplotlib ``Figure``.
+
+        Example:
+            >>> h = History([{"epoch": 1, "train_loss": 0.9}, {"epoch": 2, "train_loss": 0.5}])
+            >>> fig = h.plot(logy=True)  # doctest: +SKIP
         """
         import matplotlib.pyplot as plt
         from matplotlib.ticker import MaxNLocator
 
-        extra = [n for n in self.columns() if n.startswith("val_") and n != "val_loss"]
+        skip = {"val_loss", "train_loss", "train_eval_loss"}
+        extra = [n for n in self.columns() if n.startswith(("val_", "train_")) and n not in skip]
         ncols = 1 + (1 if metrics and extra else 0)
         fig, axes = plt.subplots(1, ncols, figsize=(5 * ncols, 3.5), squeeze=False)
         epochs = self.column("epoch")
         ax = axes[0][0]
         ax.plot(epochs, self.train_loss, marker="o", label="train")
-        if any(v is not None for v in self.val_loss):
+        has_val = any(v is not None for v in self.val_loss)
+        if has_val:
             ax.plot(epochs, self.val_loss, marker="o", label="validation")
+        best = self.best_epoch()
+        if best is not None:
+            for axis in axes.flat:
+                axis.axvline(best, color="0.5", linestyle="--", linewidth=1)
+            value = self.records[epochs.index(best)]["val_loss" if has_val else "train_loss"]
+            ax.plot([best], [value], marker="*", markersize=14, color="C3", linestyle="none",
+                    label=f"best: epoch {best}")  # fmt: skip
+        if logy:
+            ax.set_yscale("log")
         ax.set(xlabel="epoch", ylabel="loss", title="Loss")
         ax.legend()
         if ncols == 2:
             ax = axes[0][1]
             for name in extra:
-                ax.plot(epochs, self.column(name), marker="o", label=name[4:])
-            ax.set(xlabel="epoch", title="Validation metrics")
+                label = name[4:] if name.startswith("val_") else name
+                ax.plot(epochs, self.column(name), marker="o", label=label)
+            ax.set(xlabel="epoch", title="Metrics (validation unless named train_)")
             ax.legend()
         for row in axes:
             for axis in row:
                 axis.xaxis.set_major_locator(MaxNLocator(integer=True))  # epochs are whole
         fig.tight_layout()
+        if path is not None:
+            fig.savefig(path, dpi=120, bbox_inches="tight")
         return fig
 
 

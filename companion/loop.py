@@ -512,8 +512,10 @@ def fit(
         amp, accumulate, clip_grad_norm, skip_nonfinite: as in :func:`train_one_epoch`; with
             ``amp="fp16"`` a GradScaler is created (and checkpointed).
         checkpoint_dir: write a checkpoint after every epoch (and every ``checkpoint_every``
-            optimizer steps), keep the newest ``keep_last``; SIGINT/SIGTERM then save and stop
-            cleanly (``history.interrupted`` is True).
+            optimizer steps), keep the newest ``keep_last``. A first SIGINT (Ctrl-C) or SIGTERM
+            stops training after the current step, saves a checkpoint when there is a
+            ``checkpoint_dir``, and returns the History with ``interrupted=True`` (a second
+            Ctrl-C aborts at once).
         resume: continue from the newest checkpoint in ``checkpoint_dir`` (start fresh if there
             is none). The resumed run is bit-for-bit the uninterrupted one on CPU. Inside an
             epoch it loads only the batches still to come: a ``DataLoader`` over a map-style
@@ -594,7 +596,7 @@ def fit(
                            batch_fn=batch_fn, loss_takes_inputs=loss_takes_inputs)  # fmt: skip
         eval_kwargs = dict(device=device, metrics=metrics, amp=amp, batch_fn=batch_fn,
                            loss_takes_inputs=loss_takes_inputs)  # fmt: skip
-        with StopRequest(enabled=checkpoint_dir is not None) as stop:
+        with StopRequest(saving=checkpoint_dir is not None) as stop:
             for epoch in range(run.start_epoch, num_epochs):
                 started = time.perf_counter()
                 start_batch, resume_rng = run.begin_epoch(epoch, train_loader)
@@ -614,7 +616,9 @@ def fit(
                     if hasattr(train_loader, "__len__") and tally.batches >= len(train_loader):
                         break  # the end-of-epoch checkpoint (and a requested stop) come next
                     stopping = ctx.any(stop.requested)  # every rank stops at the same step
-                    if stopping or (checkpoint_every and run.global_step % checkpoint_every == 0):
+                    if checkpoint_dir is not None and (
+                        stopping or (checkpoint_every and run.global_step % checkpoint_every == 0)
+                    ):
                         run.save(epoch, tally.batches)
                     if stopping:
                         run.history.interrupted = True
@@ -631,7 +635,7 @@ def fit(
                 if val_loader is not None:
                     scores = evaluate(model, val_loader, loss_fn, **eval_kwargs)
                     record.update({f"val_{k}": v for k, v in ctx.mean(scores).items()})
-                record = {"epoch": epoch + 1, **record, "lr": optimizer.param_groups[0]["lr"]}
+                record = {"epoch": epoch + 1, **record, **_learning_rates(optimizer)}
                 if scheduler is not None and scheduler_step == "epoch":
                     if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
                         scheduler.step(record.get("val_loss", record["train_loss"]))
@@ -655,6 +659,14 @@ def fit(
         return run.history if run.history.interrupted else _finish(callbacks, state)
     finally:
         ctx.close()
+
+
+def _learning_rates(optimizer) -> dict:
+    """``lr`` of the first parameter group, ``lr_1``, ``lr_2``, ... of the others."""
+    groups = optimizer.param_groups
+    rates = {"lr": float(groups[0]["lr"])}
+    rates.update({f"lr_{i}": float(g["lr"]) for i, g in enumerate(groups[1:], start=1)})
+    return rates
 
 
 def _evaluate_aside(model, loader, loss_fn, eval_kwargs) -> dict:

@@ -11,7 +11,7 @@ __all__ = ["StopRequest"]
 
 class StopRequest:
     """Context manager: while active, the first SIGINT or SIGTERM sets ``requested`` instead of
-    killing the process, so the loop can save a checkpoint and return. A second SIGINT aborts
+    killing the process, so the loop can save a checkpoint (when ``saving``) and return. A second SIGINT aborts
     at once (``KeyboardInterrupt``). Handlers are installed only in the main thread and
     restored on exit.
 
@@ -22,8 +22,8 @@ class StopRequest:
         ...             break
     """
 
-    def __init__(self, enabled: bool = True):
-        self.enabled = enabled
+    def __init__(self, enabled: bool = True, saving: bool = True):
+        self.enabled, self.saving = enabled, saving
         self.requested = False
         self.signal_name: str | None = None
         self._previous: dict = {}
@@ -34,9 +34,16 @@ class StopRequest:
             raise KeyboardInterrupt
         self.requested = True
         self.signal_name = signal.Signals(signum).name
+        then = (
+            "saving a checkpoint after this step and stopping"
+            if self.saving
+            else (
+                "stopping after this step (no checkpoint_dir: nothing is saved, fit returns the "
+                "History so far)"
+            )
+        )
         print(
-            f"\n{self.signal_name} received: saving a checkpoint after this step and stopping "
-            f"(press Ctrl-C again to abort without saving)",
+            f"\n{self.signal_name} received: {then} (press Ctrl-C again to abort at once)",
             file=sys.stderr,
             flush=True,
         )

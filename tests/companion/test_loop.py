@@ -626,3 +626,55 @@ def test_eval_train_adds_train_metrics_and_leaves_training_unchanged():
     expected = evaluate(evaluated, loader_of(inputs, targets, 8), nn.CrossEntropyLoss())
     assert h1.records[-1]["train_accuracy"] == expected["accuracy"]
     assert h1.records[-1]["train_eval_loss"] == pytest.approx(expected["loss"], rel=1e-6)
+
+
+# --- one API ------------------------------------------------------------------------------------
+
+
+def test_fit_records_the_learning_rate_of_every_parameter_group():
+    inputs, targets = make_data(n=32)
+    model = make_model()
+    optimizer = torch.optim.SGD([{"params": model[0].parameters(), "lr": 0.1},
+                                 {"params": model[2].parameters(), "lr": 0.01}])  # fmt: skip
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+    history = fit(model, loader_of(inputs, targets, 16), optimizer, nn.CrossEntropyLoss(),
+                  num_epochs=2, scheduler=scheduler, device="cpu", progress=False)  # fmt: skip
+    assert history.lr == [0.1, 0.05] and history.lr_1 == [0.01, 0.005]
+
+
+def test_train_one_epoch_and_evaluate_default_to_the_models_device():
+    inputs, targets = make_data(n=16)
+    model = make_model()
+    loader = loader_of(inputs, targets, 8)
+    train_one_epoch(model, loader, torch.optim.SGD(model.parameters(), lr=0.1),
+                    nn.CrossEntropyLoss())  # fmt: skip
+    assert evaluate(model, loader, nn.CrossEntropyLoss()) == evaluate(
+        model, loader, nn.CrossEntropyLoss(), device="cpu"
+    )
+
+
+def test_ctrl_c_without_checkpoint_dir_returns_the_history_marked_interrupted(tmp_path):
+    script = (
+        "import sys, torch, companion\n"
+        "from torch import nn\n"
+        "m = nn.Linear(4, 2)\n"
+        "data = [(torch.randn(8, 4), torch.randint(0, 2, (8,)))] * 50\n"
+        "class Tell:\n"
+        "    def on_epoch_end(self, record, state):\n"
+        "        if state.epoch == 2: print('ready', flush=True)\n"
+        "h = companion.fit(m, data, torch.optim.SGD(m.parameters(), lr=0.01),"
+        " nn.CrossEntropyLoss(), num_epochs=10**6, device='cpu', progress=False,"
+        " callbacks=[Tell()])\n"
+        "print(len(h), h.interrupted, flush=True)\n"
+        "sys.exit(130 if h.interrupted else 0)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)  # fmt: skip
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    epochs, interrupted = out.split()
+    assert proc.returncode == 130, err
+    assert int(epochs) >= 2 and interrupted == "True"
+    assert "SIGINT received: stopping after this step (no checkpoint_dir" in err
+    assert "Traceback" not in err and list(tmp_path.iterdir()) == []

@@ -1,0 +1,57 @@
+"""Tests for companion/prediction.py: predict over a whole loader."""
+
+import pytest
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+import companion
+from companion import predict
+
+
+def test_predict_returns_every_output_in_order_in_eval_mode():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 3))
+    model.train()
+    inputs, targets = torch.randn(23, 4), torch.randint(0, 3, (23,))
+    outputs = predict(model, DataLoader(TensorDataset(inputs, targets), batch_size=5))
+    model.eval()
+    with torch.no_grad():
+        expected = model(inputs)
+    torch.testing.assert_close(outputs, expected)  # no dropout, same order, all 23 rows
+    assert outputs.device.type == "cpu" and not outputs.requires_grad
+    model.train()
+    assert model.training and model[1].training  # modes restored
+
+
+def test_predict_reads_bare_inputs_single_tuples_dicts_and_structured_outputs():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    inputs = torch.randn(10, 4)
+    expected = model(inputs).detach()
+    assert torch.allclose(predict(model, DataLoader(inputs, batch_size=3)), expected)
+    assert torch.allclose(predict(model, DataLoader(TensorDataset(inputs), batch_size=4)), expected)
+    dicts = [{"x": inputs[i : i + 5]} for i in (0, 5)]
+    got = predict(model, dicts, batch_fn=lambda b: (b["x"], None))
+    assert torch.allclose(got, expected)
+
+    class Two(nn.Module):
+        def forward(self, x):
+            return {"double": 2 * x, "pair": (x, -x)}
+
+    out = predict(Two(), DataLoader(inputs, batch_size=4))
+    assert torch.equal(out["double"], 2 * inputs) and torch.equal(out["pair"][1], -inputs)
+
+
+def test_predict_names_what_it_cannot_read():
+    model = nn.Linear(4, 2)
+    with pytest.raises(TypeError, match="batch 1 is a dict.*batch_fn"):
+        predict(model, [{"x": torch.randn(2, 4)}])
+    with pytest.raises(TypeError, match="batch_fn must return an \\(inputs, targets\\) pair"):
+        predict(model, [torch.randn(2, 4)], batch_fn=lambda b: b)
+    with pytest.raises(ValueError, match="no batches"):
+        predict(model, iter([]))
+
+
+def test_predict_is_exported():
+    assert companion.predict is predict
