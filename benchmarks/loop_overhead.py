@@ -1,7 +1,7 @@
 """Overhead of the companion loop against a hand-written loop, measured side by side.
 
 Runs the same model on the same DataLoader with: a hand-written loop, ``train_one_epoch``,
-and ``fit`` with its progress bar on; then a hand-written accumulation loop against
+``fit`` with its progress bar on, and ``fit`` with an ``EarlyStopping`` callback; then a hand-written accumulation loop against
 ``train_one_epoch(accumulate=4)``. Runs alternate within one process and the script prints
 the median per-step time of each and the ratios (target: at most 1.05). Gradient clipping,
 AMP and checkpointing are off. If PyTorch Lightning is installed, its ratio is printed too.
@@ -75,6 +75,13 @@ def ours_accumulate(model, loader, optimizer, loss_fn):
 def ours_fit(model, loader, optimizer, loss_fn):
     with contextlib.redirect_stderr(io.StringIO()):  # the bar runs, its text goes nowhere
         companion.fit(model, loader, optimizer, loss_fn, num_epochs=1, device="cpu", progress=True)
+
+
+def ours_fit_early_stopping(model, loader, optimizer, loss_fn):
+    stopper = companion.EarlyStopping("train_loss", patience=3)
+    with contextlib.redirect_stderr(io.StringIO()):
+        companion.fit(model, loader, optimizer, loss_fn, num_epochs=1, device="cpu", progress=True,
+                      callbacks=[stopper])  # fmt: skip
 
 
 def lightning_runner():
@@ -173,6 +180,7 @@ def main(argv=None) -> None:
         "hand-written again (A/A)": lambda *a: hand_written(*a),  # shows the noise floor
         "train_one_epoch": ours,
         "fit (progress bar)": ours_fit,
+        "fit + EarlyStopping": ours_fit_early_stopping,
     }
     lightning = lightning_runner()
     if lightning is not None:
@@ -188,7 +196,7 @@ def main(argv=None) -> None:
         print(f"{name:<30}{t * 1e6:>10.1f}{acc_ratio[name]:>8.3f}")
 
     worst = max(ratio["train_one_epoch"], ratio["fit (progress bar)"],
-                acc_ratio["train_one_epoch(accumulate=4)"])  # fmt: skip
+                ratio["fit + EarlyStopping"], acc_ratio["train_one_epoch(accumulate=4)"])  # fmt: skip
     print(f"\nworst ratio {worst:.3f} (target <= 1.05; run-to-run noise here is about 4%)")
     if lightning is None:
         print("pytorch-lightning is not installed: its ratio is not measured "
