@@ -647,7 +647,7 @@ def fit(
                 run.history.append(record)
                 state.epoch = epoch + 1
                 stopped = [cb.on_epoch_end(record, state) is True for cb in callbacks]
-                run.history.stopped_early = any(stopped) and epoch + 1 < num_epochs
+                run.history.stopped_early = ctx.any(any(stopped)) and epoch + 1 < num_epochs
                 run.end_epoch(epoch)
                 if bar is not None:
                     bar.finish(record)
