@@ -185,7 +185,6 @@ class _with_inputs:
 
     def __init__(self, loss_fn):
         self.loss_fn = loss_fn
-        self.reduction = getattr(loss_fn, "reduction", "mean")
 
     def __call__(self, outputs, targets, inputs):
         return self.loss_fn(outputs, targets, inputs)
@@ -207,7 +206,8 @@ def _loss(model, inputs, targets, loss_fn, epoch: int, batch: int):
             loss = loss_fn(outputs, targets)
     except Exception as err:
         where = f"epoch {epoch + 1}, batch {batch + 1}"
-        clearer = loss_failed(outputs, targets, getattr(loss_fn, "loss_fn", loss_fn), err, where)
+        named = loss_fn.loss_fn if isinstance(loss_fn, _with_inputs) else loss_fn
+        clearer = loss_failed(outputs, targets, named, err, where)
         if clearer is None:
             raise
         raise clearer from err
