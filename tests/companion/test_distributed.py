@@ -83,6 +83,17 @@ def test_a_single_process_context_is_a_no_op():
     assert ctx.mean({"loss": 1.5}) == {"loss": 1.5} and ctx.any(True) and ctx.is_main
 
 
+def test_a_callback_stop_on_one_rank_stops_every_rank(tmp_path):
+    # Rank 1 alone asks to stop after epoch 2 of 4; without agreement rank 0 would train on and
+    # wait forever in its next collective. Only rank 0 writes the BestCheckpoint file.
+    ranks, _ = run(tmp_path / "out", tmp_path / "ckpt", "callbacks", 4, nproc=2)
+    assert [len(r["train_loss"]) for r in ranks] == [2, 2]
+    assert all(r["stopped_early"] for r in ranks)
+    best = torch.load(tmp_path / "ckpt" / "best.pt", weights_only=True)
+    assert set(best["model"]) == set(ranks[0]["model"])
+    assert sorted(p.name for p in (tmp_path / "ckpt").iterdir()) == ["best.pt"]
+
+
 CLOSE_SCRIPT = """
 import torch, torch.distributed as dist
 from companion.distributed import DistContext
