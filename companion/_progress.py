@@ -9,7 +9,10 @@ from tqdm.auto import tqdm
 
 class EpochBar:
     def __init__(self, loader, epoch: int, num_epochs: int, initial: int = 0):
-        total = len(loader) if hasattr(loader, "__len__") else None
+        try:
+            total = len(loader)
+        except TypeError:  # no length (an iterable-style dataset): a bar that counts up
+            total = None
         self._bar = tqdm(
             total=total,
             initial=initial,
@@ -18,27 +21,35 @@ class EpochBar:
             leave=True,
             dynamic_ncols=True,
         )
-        self._last = 0.0
+        self._last = self._shown = 0.0
+        self._tally = None  # the newest tally given to advance()
 
-    @property
-    def n(self) -> int:
-        return self._bar.n
+    def advance(self, tally) -> None:
+        """Show ``tally.batches`` done and the running loss, touching tqdm at most every 0.1 s.
 
-    def update(self, k: int) -> None:
-        if k:
-            self._bar.update(k)
-
-    def throttled_postfix(self, **values) -> None:
-        # formatting a postfix costs microseconds; a person reads it a few times a second
+        Called after every optimizer step; a person reads the bar a few times a second, and the
+        loop pays for each call, so most calls only remember the tally.
+        """
+        self._tally = tally
         now = time.monotonic()
+        if now - self._shown < 0.1:
+            return
+        self._shown = now
+        self._bar.update(tally.batches - self._bar.n)
         if now - self._last > 0.5:
             self._last = now
-            self._bar.set_postfix({k: f"{v:.4g}" for k, v in values.items()}, refresh=False)
+            self._bar.set_postfix({"loss": f"{tally.mean_loss:.4g}"}, refresh=False)
+
+    def _catch_up(self) -> None:
+        if self._tally is not None:
+            self._bar.update(self._tally.batches - self._bar.n)
 
     def finish(self, record: dict) -> None:
+        self._catch_up()
         shown = {k: v for k, v in record.items() if k in ("train_loss", "val_loss", "val_accuracy")}
         self._bar.set_postfix({k: f"{v:.4g}" for k, v in shown.items()}, refresh=True)
         self._bar.close()
 
     def close(self) -> None:
+        self._catch_up()
         self._bar.close()

@@ -608,14 +608,15 @@ def fit(
                 batches = run.feed.epoch(start_batch, resume_rng)  # skips what was done, unloaded
                 steps = _train_steps(train_model, batches, optimizer, loss_fn, epoch=epoch,
                                      tally=run.tally, **step_kwargs)  # fmt: skip
-                for tally in steps:
+                epoch_len = _length(train_loader)  # None for a loader without a length
+                for tally in steps:  # kept lean: it runs after every optimizer step
                     run.global_step += 1
                     if bar is not None:
-                        bar.update(tally.batches - bar.n)
-                        bar.throttled_postfix(loss=tally.mean_loss)
-                    if hasattr(train_loader, "__len__") and tally.batches >= len(train_loader):
+                        bar.advance(tally)
+                    if epoch_len is not None and tally.batches >= epoch_len:
                         break  # the end-of-epoch checkpoint (and a requested stop) come next
-                    stopping = ctx.any(stop.requested)  # every rank stops at the same step
+                    # every rank stops at the same step
+                    stopping = ctx.any(stop.requested) if ctx.enabled else stop.requested
                     if checkpoint_dir is not None and (
                         stopping or (checkpoint_every and run.global_step % checkpoint_every == 0)
                     ):
@@ -750,6 +751,14 @@ class _Run:
             for old in list_checkpoints(self.checkpoint_dir)[: -self.keep_last]:
                 old.unlink(missing_ok=True)
         self.ctx.barrier()
+
+
+def _length(loader) -> int | None:
+    """``len(loader)``, or None when it has none (an iterable-style DataLoader raises)."""
+    try:
+        return len(loader)
+    except TypeError:
+        return None
 
 
 def _progress_bar(loader, epoch, num_epochs, initial):

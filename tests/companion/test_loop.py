@@ -678,3 +678,28 @@ def test_ctrl_c_without_checkpoint_dir_returns_the_history_marked_interrupted(tm
     assert int(epochs) >= 2 and interrupted == "True"
     assert "SIGINT received: stopping after this step (no checkpoint_dir" in err
     assert "Traceback" not in err and list(tmp_path.iterdir()) == []
+
+
+def test_the_progress_bar_ends_at_every_batch_of_the_epoch(capsys):
+    # the bar touches tqdm at most every 0.1 s during the epoch; its end must still be exact
+    inputs, targets = make_data(n=64)
+    model = make_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    fit(model, loader_of(inputs, targets, 8), optimizer, nn.CrossEntropyLoss(), num_epochs=2,
+        device="cpu", progress=True)  # fmt: skip
+    err = capsys.readouterr().err
+    assert "8/8" in err and "epoch 2/2" in err
+
+
+def test_fit_trains_on_a_loader_without_a_length(capsys):
+    class Stream(torch.utils.data.IterableDataset):
+        def __iter__(self):
+            inputs, targets = make_data(n=48)
+            return iter(zip(inputs, targets))
+
+    model = make_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loader = torch.utils.data.DataLoader(Stream(), batch_size=16)
+    history = fit(model, loader, optimizer, nn.CrossEntropyLoss(), num_epochs=2, device="cpu",
+                  progress=True)  # fmt: skip
+    assert len(history.train_loss) == 2 and "epoch 2/2" in capsys.readouterr().err
