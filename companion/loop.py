@@ -11,6 +11,7 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 import torch
@@ -72,7 +73,7 @@ class _Tally:
 
 def _move(obj, device: torch.device, non_blocking: bool):
     if isinstance(obj, torch.Tensor):
-        return obj.to(device, non_blocking=non_blocking)
+        return obj if obj.device == device else obj.to(device, non_blocking=non_blocking)
     if isinstance(obj, (list, tuple)):
         return type(obj)(_move(o, device, non_blocking) for o in obj)
     if isinstance(obj, Mapping):
@@ -106,6 +107,8 @@ def _split(batch, epoch: int, batch_index: int, batch_fn=None):
 
 
 def _forward(model: nn.Module, inputs):
+    if isinstance(inputs, torch.Tensor):
+        return model(inputs)
     if isinstance(inputs, (tuple, list)):
         return model(*inputs)
     if isinstance(inputs, Mapping):
@@ -164,19 +167,24 @@ def _train_steps(model, loader, optimizer, loss_fn, *, device, amp, scaler, accu
                  loss_takes_inputs=False):  # fmt: skip
     """Train over ``loader``, yielding ``tally`` after every optimizer step."""
     model.train()
-    non_blocking = device.type == "cuda"
     loss_fn = _with_inputs(loss_fn) if loss_takes_inputs else loss_fn
+    # everything that does not change between steps is settled once, here: this loop's own
+    # Python is what it costs over a hand-written loop (benchmarks/loop_overhead.py)
+    step = partial(_step, model, optimizer, loss_fn, device, device.type == "cuda",
+                   None if amp is None else autocast(device, amp), scaler, clip_grad_norm, scheduler, skip_nonfinite,
+                   epoch, tally)  # fmt: skip
     group: list = []
     for batch in loader:
-        group.append(_split(batch, epoch, tally.batches + len(group), batch_fn))
+        if batch_fn is None and type(batch) in (tuple, list) and len(batch) == 2:
+            group.append(batch)  # the usual (inputs, targets) pair
+        else:
+            group.append(_split(batch, epoch, tally.batches + len(group), batch_fn))
         if len(group) == accumulate:
-            _step(model, group, optimizer, loss_fn, device, non_blocking, amp, scaler,
-                  clip_grad_norm, scheduler, skip_nonfinite, epoch, tally)  # fmt: skip
+            step(group)
             group = []
             yield tally
     if group:  # the last, partial accumulation group
-        _step(model, group, optimizer, loss_fn, device, non_blocking, amp, scaler,
-              clip_grad_norm, scheduler, skip_nonfinite, epoch, tally)  # fmt: skip
+        step(group)
         yield tally
 
 
@@ -216,18 +224,28 @@ def _loss(model, inputs, targets, loss_fn, epoch: int, batch: int):
     return loss
 
 
-def _step(model, group, optimizer, loss_fn, device, non_blocking, amp, scaler, clip_grad_norm,
-          scheduler, skip_nonfinite, epoch, tally) -> None:  # fmt: skip
-    """One optimizer step over a group of micro-batches, equal to one step on their union."""
-    counts = [_count(inputs, targets) for inputs, targets in group]
-    total = sum(counts)
+def _step(model, optimizer, loss_fn, device, non_blocking, amp_context, scaler, clip_grad_norm,
+          scheduler, skip_nonfinite, epoch, tally, group) -> None:  # fmt: skip
+    """One optimizer step over ``group``, a list of micro-batches: equal to one step on their union.
+
+    ``amp_context`` is the autocast context entered for each forward and loss, or None.
+    """
+    if len(group) == 1:
+        counts = (_count(*group[0]),)
+        total = counts[0]
+    else:
+        counts = [_count(inputs, targets) for inputs, targets in group]
+        total = sum(counts)
     loss_sum = 0.0
     optimizer.zero_grad(set_to_none=True)
     for (inputs, targets), n in zip(group, counts):
         inputs = _move(inputs, device, non_blocking)
         targets = _move(targets, device, non_blocking)
-        with autocast(device, amp):  # forward and loss only
+        if amp_context is None:
             loss = _loss(model, inputs, targets, loss_fn, epoch, tally.batches)
+        else:
+            with amp_context:  # forward and loss only
+                loss = _loss(model, inputs, targets, loss_fn, epoch, tally.batches)
         if len(group) > 1:
             # a mean loss over n samples, weighted n/total: the group's gradient equals the
             # gradient of the mean loss over all `total` samples, as one large batch would give
@@ -609,6 +627,7 @@ def fit(
                 steps = _train_steps(train_model, batches, optimizer, loss_fn, epoch=epoch,
                                      tally=run.tally, **step_kwargs)  # fmt: skip
                 epoch_len = _length(train_loader)  # None for a loader without a length
+                distributed = ctx.enabled
                 for tally in steps:  # kept lean: it runs after every optimizer step
                     run.global_step += 1
                     if bar is not None:
@@ -616,7 +635,7 @@ def fit(
                     if epoch_len is not None and tally.batches >= epoch_len:
                         break  # the end-of-epoch checkpoint (and a requested stop) come next
                     # every rank stops at the same step
-                    stopping = ctx.any(stop.requested) if ctx.enabled else stop.requested
+                    stopping = ctx.any(stop.requested) if distributed else stop.requested
                     if checkpoint_dir is not None and (
                         stopping or (checkpoint_every and run.global_step % checkpoint_every == 0)
                     ):

@@ -156,6 +156,24 @@ def test_autocast_wraps_the_forward_pass():
     assert model[0].weight.dtype == torch.float32  # master weights stay fp32
 
 
+def test_autocast_is_entered_for_every_micro_batch_and_left_after_each():
+    # one autocast context serves the whole epoch: it must be entered again for each
+    # micro-batch, and backward() and the step must run outside it
+    inputs, targets = make_data(n=16)
+    model = make_model()
+    dtypes, inside = [], []
+    model[0].register_forward_hook(lambda m, i, o: dtypes.append(o.dtype))
+    model[-1].register_full_backward_hook(
+        lambda m, gi, go: inside.append(torch.is_autocast_enabled("cpu"))
+    )
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    train_one_epoch(model, loader_of(inputs, targets, 3), optimizer, nn.CrossEntropyLoss(),
+                    device="cpu", amp="bf16", accumulate=2)  # fmt: skip
+    assert dtypes == [torch.bfloat16] * 6  # 6 micro-batches, the last one partial
+    assert inside == [False] * 6
+    assert not torch.is_autocast_enabled("cpu")
+
+
 def test_clipping_happens_after_unscaling():
     # With a huge loss scale, clipping the *scaled* gradients would shrink the update by the
     # scale factor; clipping after unscale_ gives the same update as plain fp32 clipping.
