@@ -80,6 +80,7 @@ _LAZY = {
     "NotebookSetup": "notebook",
     "setup_notebook": "notebook",
     "yours_or_reference": "notebook",
+    "usable_cores": "notebook",
     "as_float32": "tensors",
     "accumulation_step": "updates",
     "ema_update": "updates",

@@ -16,7 +16,7 @@ import torch
 from companion.device import pick_device
 from companion.rng import seed_everything
 
-__all__ = ["NotebookSetup", "setup_notebook", "yours_or_reference"]
+__all__ = ["NotebookSetup", "setup_notebook", "usable_cores", "yours_or_reference"]
 
 # The course's models are small: a matmul of a few thousand multiply-adds is over before extra
 # threads are woken, and on a busy machine threads wait for each other. Measured on the 2-core
@@ -32,17 +32,20 @@ class NotebookSetup:
         seed: the seed every generator got. device: where the chapter computes.
         threads: CPU threads PyTorch uses. fast: ``COURSE_FAST=1`` is set (the course's own
             tests and grading shrink the demonstrations).
+        cores: CPU cores this process may run on (:func:`usable_cores`): the most threads or
+            loader workers worth trying.
     """
 
     seed: int
     device: torch.device
     threads: int
     fast: bool
+    cores: int = 1
 
     def __str__(self) -> str:
         return (
             f"torch {torch.__version__} | device: {self.device} | CPU threads: {self.threads} "
-            f"| fast mode: {self.fast}"
+            f"of {self.cores} cores | fast mode: {self.fast}"
         )
 
 
@@ -82,7 +85,25 @@ def setup_notebook(
     chosen = pick_device(device)
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
-    return NotebookSetup(seed, chosen, threads, os.environ.get("COURSE_FAST") == "1")
+    fast = os.environ.get("COURSE_FAST") == "1"
+    return NotebookSetup(seed, chosen, threads, fast, usable_cores())
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on: its affinity mask where the OS has one.
+
+    ``os.cpu_count()`` counts the machine's cores, even when a container, ``taskset`` or a
+    grading worker allows fewer; threads or workers sized from it then queue on the cores they
+    share and each waits for the others.
+
+    Example:
+        >>> 1 <= usable_cores() <= (os.cpu_count() or 1)
+        True
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS and Windows have no affinity mask in os
+        return max(1, os.cpu_count() or 1)
 
 
 def _env_threads() -> int | None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 
 import companion
-from companion.notebook import setup_notebook, yours_or_reference
+from companion.notebook import setup_notebook, usable_cores, yours_or_reference
 
 
 @pytest.fixture
@@ -137,3 +139,14 @@ def test_with_features_names_what_is_wrong():
         companion.WithFeatures(resnet18(weights=None), 2, head="layer1")
     with pytest.raises(ValueError, match="num_classes must be a positive int"):
         companion.WithFeatures(resnet18(weights=None), 0)
+
+
+def test_cores_follow_the_affinity_mask_not_the_machine(monkeypatch, restore_threads):
+    # a container or a grading worker may allow fewer cores than the machine has
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {5}, raising=False)
+    assert usable_cores() == 1
+    setup = setup_notebook(0, device="cpu")
+    assert setup.cores == 1 and "CPU threads: 1 of 1 cores" in str(setup)
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)  # macOS, Windows
+    assert usable_cores() == 64
