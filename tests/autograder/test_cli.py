@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -125,5 +126,6 @@ def test_a_folder_grades_the_notebooks_inside(cli, demo, tmp_path):
 def test_results_that_cannot_be_written_are_kept_elsewhere(tmp_path, capsys):
     assert _save(tmp_path, '{"submissions": []}\n') == 1
     err = capsys.readouterr().err
-    spare = err.rsplit("the results are in ", 1)[1].strip()
-    assert json.loads(open(spare).read()) == {"submissions": []}
+    spare = Path(err.rsplit("the results are in ", 1)[1].strip())
+    assert json.loads(spare.read_text()) == {"submissions": []}
+    spare.unlink()
