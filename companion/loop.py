@@ -170,9 +170,9 @@ def _train_steps(model, loader, optimizer, loss_fn, *, device, amp, scaler, accu
     loss_fn = _with_inputs(loss_fn) if loss_takes_inputs else loss_fn
     # everything that does not change between steps is settled once, here: this loop's own
     # Python is what it costs over a hand-written loop (benchmarks/loop_overhead.py)
-    step = partial(_step, model, optimizer, loss_fn, device, device.type == "cuda",
-                   None if amp is None else autocast(device, amp), scaler, clip_grad_norm, scheduler, skip_nonfinite,
-                   epoch, tally)  # fmt: skip
+    amp_context = None if amp is None else autocast(device, amp)
+    step = partial(_step, model, optimizer, loss_fn, device, device.type == "cuda", amp_context,
+                   scaler, clip_grad_norm, scheduler, skip_nonfinite, epoch, tally)  # fmt: skip
     group: list = []
     for batch in loader:
         if batch_fn is None and type(batch) in (tuple, list) and len(batch) == 2:
