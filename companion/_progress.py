@@ -21,7 +21,8 @@ class EpochBar:
             leave=True,
             dynamic_ncols=True,
         )
-        self._last = self._shown = 0.0
+        # the bar was drawn at 0 just now: the first update waits its 0.1 s like the others
+        self._last = self._shown = time.monotonic()
         self._tally = None  # the newest tally given to advance()
 
     def advance(self, tally) -> None:
@@ -47,8 +48,8 @@ class EpochBar:
     def finish(self, record: dict) -> None:
         self._catch_up()
         shown = {k: v for k, v in record.items() if k in ("train_loss", "val_loss", "val_accuracy")}
-        self._bar.set_postfix({k: f"{v:.4g}" for k, v in shown.items()}, refresh=True)
-        self._bar.close()
+        self._bar.set_postfix({k: f"{v:.4g}" for k, v in shown.items()}, refresh=False)
+        self._bar.close()  # draws the bar once more, with the postfix
 
     def close(self) -> None:
         self._catch_up()
