@@ -12,7 +12,9 @@ import dataclasses
 import html
 import math
 import os
+import platform
 import statistics
+import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -66,12 +68,67 @@ def _html_table(head: list[str], rows: list[list[str]]) -> str:
 # --------------------------------------------------------------------------- quantization
 
 
+# Dynamic quantization feeds uint8 activations (0..255) to the integer kernels. On x86 CPUs
+# without VNNI (AVX2 alone, AVX-512 without VNNI: e.g. AMD EPYC before Zen 4, Intel before Cascade
+# Lake), ONNX Runtime's u8s8 kernels use VPMADDUBSW, which adds two uint8 x int8 products into a
+# saturating int16: with full-range int8 weights (|w| <= 127) a pair reaches 2 * 255 * 127 = 64770,
+# clamped to 32767. With weights in [-64, 64] a pair stays within 2 * 255 * 64 = 32640, and u8u8
+# kernels widen to 16 bits before multiplying: neither can saturate on any CPU. VNNI (VPDPBUSD)
+# and ARM kernels accumulate in int32, exact with every scheme.
+_SCHEMES = {  # scheme: (weights signed, reduce_range, in one line)
+    "u8s8-reduced": (True, True, "int8 weights in 7 bits, no saturation on any CPU"),
+    "u8u8": (False, False, "uint8 weights, no saturation on any CPU"),
+    "u8s8": (True, False, "full-range int8 weights, saturates on x86 without VNNI"),
+}
+_X86 = ("x86_64", "amd64", "i386", "i686", "x86")
+
+
+def _cpu_flags() -> set[str] | None:
+    """This x86 CPU's feature flags, lower case, or None where they cannot be read."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as file:
+            for line in file:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].lower().split())
+    except OSError:
+        pass
+    try:  # macOS
+        out = subprocess.run(["sysctl", "-n", "machdep.cpu.features", "machdep.cpu.leaf7_features"],
+                             capture_output=True, text=True, timeout=5, check=False).stdout  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    flags = {f.lower().replace("avx512vnni", "avx512_vnni").replace("avxvnni", "avx_vnni")
+             for f in out.split()}  # fmt: skip
+    return flags or None
+
+
+def _cpu_int8() -> tuple[str, bool | None]:
+    """What ONNX Runtime's u8s8 kernels do on this CPU: (description, full-range int8 exact?).
+
+    The second item is True where full-range int8 weights are exact (x86 with AVX-512 VNNI or
+    AVX-VNNI, and ARM), False on x86 without VNNI (they can saturate), None when unknown.
+    """
+    machine = platform.machine().lower()
+    if machine not in _X86:
+        return f"{machine or 'unknown'}, int32 sums", True
+    flags = _cpu_flags()
+    if flags is None:
+        return "x86, features unknown (VNNI or not)", None
+    vnni = sorted(flags & {"avx512_vnni", "avx_vnni"})
+    if vnni:
+        return f"x86 with {' and '.join(vnni)}, int32 sums", True
+    best = next((f for f in ("avx512bw", "avx2", "sse4_1") if f in flags), "no AVX2")
+    return f"x86 with {best}, no VNNI, int16 sums in u8s8 kernels", False
+
+
 @dataclasses.dataclass
 class QuantizationReport:
     """What :func:`quantize_onnx` did. Accuracy and speed fields are None without a loader.
 
     ``size_ratio`` is quantized size / original size; ``speed_ratio`` is original time /
     quantized time (above 1 means int8 is faster); ``accuracy_change`` is int8 minus float.
+    ``scheme`` is the int8 format used (see :func:`quantize_onnx`); ``cpu`` says what this
+    CPU's int8 kernels are (x86 with or without VNNI, or another architecture).
     """
 
     path: str
@@ -85,6 +142,8 @@ class QuantizationReport:
     speed_ratio: float | None = None
     max_abs_diff: float | None = None
     num_samples: int = 0
+    scheme: str = "u8s8-reduced"
+    cpu: str = ""
     notes: list[str] = dataclasses.field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -103,6 +162,7 @@ class QuantizationReport:
 
     def __str__(self) -> str:
         lines = [f"int8 dynamic quantization: {self.path} -> {self.out_path}"]
+        lines.append(f"  scheme {self.scheme} ({_SCHEMES[self.scheme][2]}); this CPU: {self.cpu}")
         lines += [f"  {a:32s} {b:28s} {c}".rstrip() for a, b, c in self._rows()]
         if self.num_samples:
             lines.append(f"  measured on {self.num_samples} samples")
@@ -114,7 +174,9 @@ class QuantizationReport:
     def _repr_html_(self) -> str:
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
         return (
-            f"<p>int8 dynamic quantization of <code>{html.escape(self.path)}</code></p>"
+            f"<p>int8 dynamic quantization of <code>{html.escape(self.path)}</code>, scheme "
+            f"<code>{self.scheme}</code> ({html.escape(_SCHEMES[self.scheme][2])}); this CPU: "
+            f"{html.escape(self.cpu)}</p>"
             + _html_table(["", "float -> int8", "change"], self._rows())
             + (f"<ul>{notes}</ul>" if notes else "")
         )
@@ -196,10 +258,11 @@ def quantize_onnx(
     *,
     op_types: Sequence[str] | None = None,
     per_channel: bool = False,
+    scheme: str = "auto",
 ) -> QuantizationReport:
     """Quantize an ONNX file's weights to int8 with ONNX Runtime's dynamic quantization.
 
-    Weights are stored as int8; activations are quantized on the fly at run time, so no
+    Weights are stored as 8-bit integers; activations are quantized on the fly at run time, so no
     calibration data is needed. The file is first pre-processed (shape inference and graph
     clean-up) as ONNX Runtime recommends. Linear layers (``MatMul``/``Gemm``) usually get faster;
     convolutions become ``ConvInteger``, which ONNX Runtime's CPU kernels often run slower than
@@ -212,13 +275,25 @@ def quantize_onnx(
             accuracy of both files, the change, the speed ratio and the largest output difference.
         op_types: ONNX operator types to quantize; None quantizes every supported type.
         per_channel: one scale per output channel instead of per tensor (often more accurate).
+        scheme: the integer format, named activations-then-weights as ONNX Runtime's docs do.
+            ``"u8s8-reduced"`` (what ``"auto"`` picks): int8 weights in 7 bits
+            (``reduce_range=True``). ``"u8u8"``: uint8 weights, full 8 bits, slower integer
+            kernels on x86. ``"u8s8"``: full-range int8 weights, ONNX Runtime's default, one bit
+            more precise, but on x86 CPUs without VNNI (AVX2 only, e.g. many AMD EPYC) ONNX
+            Runtime's kernels add two products in a saturating int16 and the outputs can be
+            far off. The first two are exact on every CPU, so the file keeps its accuracy
+            wherever it runs, not only on the CPU that wrote it; the report says what this
+            CPU does (``report.cpu``). Pass ``"u8s8"`` only for files that run on CPUs with
+            VNNI (AVX-512 VNNI or AVX-VNNI) or on ARM.
 
     Returns:
-        A :class:`QuantizationReport` (``size_ratio`` below 1 means smaller).
+        A :class:`QuantizationReport` (``size_ratio`` below 1 means smaller; ``scheme`` the
+        format used).
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
-        ValueError: ``out_path`` equals ``path``, or the loader yields no (inputs, targets).
+        ValueError: ``out_path`` equals ``path``, an unknown ``scheme``, or the loader yields no
+            (inputs, targets).
 
     Example:
         >>> report = quantize_onnx("model.onnx", "model.int8.onnx", val_loader)  # doctest: +SKIP
@@ -226,6 +301,13 @@ def quantize_onnx(
     """
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    if scheme == "auto":
+        scheme = "u8s8-reduced"
+    elif not isinstance(scheme, str) or scheme not in _SCHEMES:
+        raise ValueError(
+            f"scheme must be 'auto' or one of {', '.join(map(repr, _SCHEMES))}, got {scheme!r}."
+        )
+    signed, reduce_range, _ = _SCHEMES[scheme]
     path, out_path = Path(path), Path(out_path)
     if not path.is_file():
         raise FileNotFoundError(f"path: no ONNX file at {os.fspath(path)!r}; export one first.")
@@ -240,12 +322,18 @@ def quantize_onnx(
             os.fspath(out_path),
             op_types_to_quantize=list(op_types) if op_types else None,
             per_channel=per_channel,
-            weight_type=QuantType.QInt8,
+            reduce_range=reduce_range,
+            weight_type=QuantType.QInt8 if signed else QuantType.QUInt8,
         )
     size, quantized = path.stat().st_size, out_path.stat().st_size
-    report = QuantizationReport(
-        os.fspath(path), os.fspath(out_path), size, quantized, quantized / size, notes=notes
-    )
+    cpu, exact_u8s8 = _cpu_int8()
+    if scheme == "u8s8" and not exact_u8s8:
+        notes.append(
+            "scheme 'u8s8' on an x86 CPU without VNNI: its int16 sums can saturate and the "
+            "outputs drift far from the float model's; 'u8s8-reduced' (auto) or 'u8u8' cannot."
+        )
+    report = QuantizationReport(os.fspath(path), os.fspath(out_path), size, quantized,
+                                quantized / size, scheme=scheme, cpu=cpu, notes=notes)  # fmt: skip
     if loader is not None:
         _loader_metrics(path, out_path, loader, report)
     return report

@@ -8,10 +8,11 @@ import torch
 from torch import nn
 
 from companion.export import export_onnx
-from companion.inference import InferenceBenchmark, benchmark_inference, quantize_onnx
+from companion.inference import InferenceBenchmark, _cpu_int8, benchmark_inference, quantize_onnx
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
+numpy_helper = onnx.numpy_helper
 
 
 def _mlp() -> nn.Module:
@@ -57,6 +58,111 @@ def test_quantize_shrinks_the_file_and_keeps_outputs_close(mlp_export, tmp_path)
     assert quantized.shape == reference.shape
     assert np.abs(quantized - reference).max() < 0.05 * np.abs(reference).max() + 1e-3
     assert not np.array_equal(quantized, reference)  # it really is a different computation
+
+
+# ---- int8 kernels, emulated in NumPy: ONNX Runtime's u8s8 kernels on x86 without VNNI (AVX2)
+# multiply uint8 activations by int8 weights and add each pair of products along K into a
+# saturating int16 (VPMADDUBSW), then sum the pairs in int32; with VNNI, or u8u8 kernels, every
+# sum is int32. Emulating both lets a machine of either kind test the other's arithmetic.
+
+
+def _matmul_integer(a, b, a_zero, b_zero, saturate: bool) -> np.ndarray:
+    a64, b64 = a.astype(np.int64), b.astype(np.int64)
+    k = a64.shape[-1]
+    if saturate:
+        if k % 2:  # the kernels pad K with zeros
+            a64 = np.concatenate([a64, np.zeros((*a64.shape[:-1], 1), np.int64)], -1)
+            b64 = np.concatenate([b64, np.zeros((1, *b64.shape[1:]), np.int64)], 0)
+        pairs = a64[..., 0::2, None] * b64[0::2] + a64[..., 1::2, None] * b64[1::2]
+        raw = np.clip(pairs, -32768, 32767).sum(-2)
+    else:
+        raw = a64 @ b64
+    a_zero = 0 if a_zero is None else np.int64(a_zero)
+    b_zero = 0 if b_zero is None else np.asarray(b_zero, np.int64)
+    corrected = (raw - a_zero * b64[:k].sum(0) - b_zero * a64[..., :k].sum(-1, keepdims=True)
+                 + k * a_zero * b_zero)  # fmt: skip
+    return corrected.astype(np.int32)
+
+
+def _emulate(path, inputs: np.ndarray, kernel: str) -> np.ndarray:
+    """The quantized file's output with kernel 'avx2' (no VNNI) or 'int32' (VNNI, ARM, u8u8)."""
+    from onnx.reference import ReferenceEvaluator
+    from onnx.reference.op_run import OpRun
+
+    class MatMulInteger(OpRun):
+        op_domain = ""
+
+        def _run(self, a, b, a_zero_point=None, b_zero_point=None):
+            saturate = kernel == "avx2" and b.dtype == np.int8  # u8u8 kernels widen first
+            return (_matmul_integer(a, b, a_zero_point, b_zero_point, saturate),)
+
+    evaluator = ReferenceEvaluator(onnx.load(str(path)), new_ops=[MatMulInteger])
+    return evaluator.run(None, {evaluator.input_names[0]: inputs})[0]
+
+
+def _inputs() -> np.ndarray:
+    return np.random.default_rng(0).standard_normal((8, 1, 8, 8)).astype(np.float32)
+
+
+def test_the_emulated_kernel_is_what_onnx_runtime_computes_on_this_cpu(mlp_export, tmp_path):
+    # the emulation stands in for the other kind of CPU only if it matches this one exactly
+    _, _, path = mlp_export
+    _, exact_here = _cpu_int8()
+    if exact_here is None:
+        pytest.skip("this CPU's int8 kernels are unknown (x86 without readable feature flags)")
+    kernel = "int32" if exact_here else "avx2"
+    for scheme in ("u8s8", "u8s8-reduced", "u8u8"):
+        out_path = tmp_path / f"{scheme}.onnx"
+        quantize_onnx(path, out_path, scheme=scheme)
+        np.testing.assert_allclose(_run(out_path, _inputs()), _emulate(out_path, _inputs(), kernel),
+                                   rtol=0, atol=1e-6, err_msg=f"scheme {scheme}")  # fmt: skip
+
+
+@pytest.mark.parametrize("scheme", ["auto", "u8s8-reduced", "u8u8"])
+def test_a_saturation_free_scheme_keeps_its_accuracy_on_cpus_with_and_without_vnni(
+    mlp_export, tmp_path, scheme
+):
+    _, _, path = mlp_export
+    out_path = tmp_path / "q.onnx"
+    report = quantize_onnx(path, out_path, scheme=scheme)
+    assert report.scheme == ("u8s8-reduced" if scheme == "auto" else scheme)
+    reference = _run(path, _inputs())
+    avx2, vnni = _emulate(out_path, _inputs(), "avx2"), _emulate(out_path, _inputs(), "int32")
+    np.testing.assert_array_equal(avx2, vnni)  # not one int16 sum saturated
+    assert np.abs(avx2 - reference).max() < 0.05 * np.abs(reference).max() + 1e-3
+    weights = [numpy_helper.to_array(t) for t in onnx.load(str(out_path)).graph.initializer
+               if t.name.endswith("_quantized")]  # fmt: skip
+    assert weights and all(w.dtype in (np.int8, np.uint8) for w in weights)
+    if report.scheme == "u8s8-reduced":  # 2 * 255 * 64 = 32640 fits an int16, for any input
+        assert all(w.dtype == np.int8 and np.abs(w.astype(int)).max() <= 64 for w in weights)
+    else:
+        assert all(w.dtype == np.uint8 for w in weights)
+
+
+def test_full_range_int8_saturates_without_vnni_and_says_so(mlp_export, tmp_path):
+    # what the default used to be: right with VNNI, 0.06 off on an AVX2 CPU (AMD EPYC)
+    _, _, path = mlp_export
+    out_path = tmp_path / "q.onnx"
+    report = quantize_onnx(path, out_path, scheme="u8s8")
+    assert report.scheme == "u8s8" and "u8s8" in str(report)
+    reference = _run(path, _inputs())
+    limit = 0.05 * np.abs(reference).max() + 1e-3
+    assert np.abs(_emulate(out_path, _inputs(), "int32") - reference).max() < limit
+    assert np.abs(_emulate(out_path, _inputs(), "avx2") - reference).max() > limit
+    if _cpu_int8()[1] is False:
+        assert any("without VNNI" in note for note in report.notes)
+
+
+def test_quantize_scheme_errors_and_report_fields(mlp_export, tmp_path):
+    _, _, path = mlp_export
+    for bad in ("int8", "U8S8", None):
+        with pytest.raises(ValueError, match=r"scheme must be 'auto' or one of 'u8s8-reduced'"):
+            quantize_onnx(path, tmp_path / "q.onnx", scheme=bad)
+    report = quantize_onnx(path, tmp_path / "q.onnx")
+    assert report.to_dict()["scheme"] == "u8s8-reduced" and report.to_dict()["cpu"] == report.cpu
+    assert report.cpu == _cpu_int8()[0]
+    assert "scheme u8s8-reduced" in str(report) and "this CPU: " in str(report)
+    assert "u8s8-reduced" in report._repr_html_()
 
 
 def test_quantize_with_a_loader_reports_accuracy_and_speed(mlp_export, tmp_path):
