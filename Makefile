@@ -54,31 +54,39 @@ instructor: setup
 	cd course && $(call CONFIG_PATH,$(INSTRUCTOR_CONFIG)) PATH="$(CURDIR)/$(BIN):$$PATH" \
 	  $(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG)
 
-# The grading sandbox (bubblewrap) is a system package. As root on Debian or Ubuntu (CI) it is
-# installed here; elsewhere the tests that need it are skipped, and say why.
+# Debian packages the tests use: bubblewrap (the grading sandbox) and Chromium with its fonts
+# (the browser tests, tests/browser/). Both are installed the same way: as root where apt-get
+# exists (CI, a container), here; otherwise the tests that need them are skipped, say why, and
+# this says how to install them. $(1): the packages, $(2): what they are for (no commas).
+DEBIAN_PACKAGES = if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  { apt-get install -y -q $(1) >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q $(1) >/dev/null; }; } && \
+	  echo "installed $(1) ($(2))" || \
+	  echo "note: apt-get could not install $(1); $(2) are skipped"; \
+	else \
+	  echo "note: $(1) missing: $(2) are skipped; install with: sudo apt-get install $(1)"; \
+	fi
+
 sandbox:
 	@command -v bwrap >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    { apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
-	      { apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null; }; } && \
-	    echo "installed bubblewrap (the grading sandbox)"; \
-	  else \
-	    echo "note: bubblewrap is missing, so the grading-sandbox tests are skipped;" \
-	      "install it with: sudo apt-get install bubblewrap"; \
-	  fi; }
+	  $(call DEBIAN_PACKAGES,bubblewrap,the grading-sandbox tests); }
 
-# The browser tests (tests/browser/) drive JupyterLab in the system's Chromium. CI (.ci/run)
-# installs it; elsewhere they are skipped, and say how to get it.
 browser:
-	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
-	  echo "note: Chromium is missing, so the browser tests (tests/browser/) are skipped;" \
-	    "install it with: sudo apt-get install chromium fonts-liberation"
+	@{ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } && \
+	  { ! command -v dpkg >/dev/null 2>&1 || dpkg -s fonts-liberation >/dev/null 2>&1; } || { \
+	  $(call DEBIAN_PACKAGES,chromium fonts-liberation,the browser tests); }
 
-test: setup sandbox browser
-	$(BIN)/ruff check companion autograder tests benchmarks examples
-	$(BIN)/python -m pytest -n 2 --dist loadscope tests
-	$(BIN)/python -m autograder verify
-	$(MAKE) --no-print-directory test-oldest
+# Each stage is timed, and a table of the times ends the output (.ci/stages.py). The first stage
+# that fails stops the run, as make would.
+test:
+	@$(PYTHON) .ci/stages.py \
+	  setup "$(MAKE) --no-print-directory setup sandbox browser" \
+	  ruff "$(BIN)/ruff check companion autograder tests benchmarks examples" \
+	  pytest "$(BIN)/python -m pytest -n 2 --dist loadscope --durations 15 tests" \
+	  verify "$(BIN)/python -m autograder verify" \
+	  setup-oldest "$(MAKE) --no-print-directory $(OLDEST_STAMP)" \
+	  test-oldest "$(MAKE) --no-print-directory test-oldest"
 
 test-oldest: $(OLDEST_STAMP)
 	@echo "companion tests on torch $(TORCH_OLDEST) ($(OLDEST)):"
