@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import operator
 import os
 import sys
 import threading
@@ -74,8 +75,13 @@ _TENSOR_ATTRS = (
 _SPAWN_EVENTS = frozenset(
     {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.startfile"}
 )
+_CRAWL_EVENTS = frozenset(
+    {"os.listdir", "os.scandir", "glob.glob", "pathlib.Path.glob", "pathlib.Path.rglob"}
+)
 _AUDITED = frozenset(
-    {"open", "exec", "function.__new__", "code.__new__", "object.__setattr__"} | _SPAWN_EVENTS
+    {"open", "exec", "function.__new__", "code.__new__", "object.__setattr__"}
+    | _SPAWN_EVENTS
+    | _CRAWL_EVENTS
 )
 # Bytecode shorter than this (`return self.x`) is too common to identify the reference by.
 _MIN_CODE_BYTES = 32
@@ -83,6 +89,43 @@ _MIN_CODE_BYTES = 32
 # count a file's lines with a plain open()): refused without a review flag, as nothing reaches
 # the learner's code.
 _SOURCE_DISPLAY = frozenset({"linecache", "IPython.core.tbtools"})
+# Libraries whose callables are fingerprinted before the learner's first cell: a function, class or
+# method of theirs that is later replaced, wrapped, removed or given new code is restored before each
+# test and named for review. Every loaded companion.* module is added; classes found in these
+# modules are fingerprinted with their bases from the same libraries.
+_LIBRARIES = (  # the most specific public module first: flags name what a learner wrote
+    "builtins",
+    "json",
+    "pickle",
+    "signal",
+    "torch.amp",
+    "torch.optim",
+    "torch.optim.lr_scheduler",
+    "torch.nn",
+    "torch.nn.functional",
+    "torch.nn.init",
+    "torch.nn.utils",
+    "torch.autograd",
+    "torch.utils.data",
+    "torch.testing",
+    "torch",
+    "torch.amp.grad_scaler",
+    "torch.amp.autocast_mode",
+    "torch.nn.modules.module",
+    "torch.optim.optimizer",
+    "numpy",
+    "numpy.random",
+    "numpy.linalg",
+    "numpy.testing",
+    "companion",
+)
+_LIBRARY_ROOTS = frozenset({"torch", "numpy", "companion", "json", "pickle"})
+# Set by the kernel itself around every cell (ipykernel forwards input() to the front end).
+_KERNEL_OWNED = frozenset(
+    {("builtins", "input"), ("builtins", "raw_input"), ("builtins", "getpass")}
+)
+_IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: built-in types refuse new attributes anyway
+_MAX_FLAGS = 5
 _state: dict = {}
 
 
@@ -112,6 +155,8 @@ def install(payload_path: str) -> None:
     targets = [sys.modules[name] for name in references if name in sys.modules]
     functions = checks.reference_functions(*targets)
     shell = _shell()
+    signals = _snapshot_signals()  # wraps signal.signal first: the fingerprint sees the wrapper
+    fingerprint = _fingerprint(modules)
     _state.update(
         modules={name: (module, dict(vars(module))) for name, module in modules.items()},
         code=_snapshot_code(modules),
@@ -129,11 +174,17 @@ def install(payload_path: str) -> None:
         reference_set=frozenset(f for f, _ in functions),
         reference_dirs=tuple(_package_dir(m) for m in targets if _package_dir(m)),
         reference_bytes=_code_bytes(f.__code__ for f, _ in functions),
+        fingerprint=fingerprint,
+        code_touched=set(),
+        swapped=frozenset(),
+        private_data=_private_data(targets),
+        signals=signals,
+        cwd_parents=_parents(os.getcwd()),
+        pid=str(os.getpid()),
         probing=False,
         violations=[],
     )
-    if _state["reference_dirs"]:
-        sys.addaudithook(_audit)
+    sys.addaudithook(_audit)
 
 
 def run_test(grade_id: str, visible: str, hidden: str, base: str) -> None:
@@ -154,6 +205,7 @@ def run_test(grade_id: str, visible: str, hidden: str, base: str) -> None:
         "threads": [],
     }
     report["flags"] = reset()
+    signal_before = _sigint()
     threads_before = {thread.ident for thread in threading.enumerate()}
     namespace = _test_namespace()
     try:
@@ -168,6 +220,8 @@ def run_test(grade_id: str, visible: str, hidden: str, base: str) -> None:
         report["flags"] += [f for f in reset() if f not in report["flags"]]
         namespace = _test_namespace()
         checks = state["checks"]
+        state["held"], held_flags = _learner_holdings()
+        report["flags"] += [f for f in held_flags if f not in report["flags"]]
         state["results"] = None
         checks._PROBE = _probe
         try:
@@ -180,7 +234,16 @@ def run_test(grade_id: str, visible: str, hidden: str, base: str) -> None:
         finally:
             checks._PROBE = None
         report["probe"] = state.pop("results", None)
-    report["flags"] += state["violations"]
+    after = library_changes() + _signal_changes()
+    if _sigint() is not signal_before:  # a learner's function left its own SIGINT handler
+        after.append("the code caught SIGINT (signal.signal), so it cannot be stopped")
+        _restore_sigint(signal_before)
+    suspects = state["checks"]._SUSPECTS
+    after += [f"the code returned {what}, whose comparisons always agree" for what in suspects]
+    suspects.clear()
+    for flag in after + state["violations"]:
+        if flag not in report["flags"]:
+            report["flags"].append(flag)
     state["violations"] = []
     calls = state["checks"]._REFERENCE_CALLS
     report["flags"] += [f"the code called the companion's reference ({name})" for name in calls]
@@ -198,7 +261,9 @@ def _probe(run, seeds, block) -> None:
     state = _state
     checks = state["checks"]
     extra = checks.reference_functions(*(checks._resolve(b, strict=True) for b in block))
+    extra += state.pop("held", [])
     swaps = state["references"] + [(f, f.__code__, checks._blocked(f, n)) for f, n in extra]
+    state["swapped"] = frozenset(f for f, _, _ in swaps)  # their own code goes back in after
     results = []
     for seed in seeds:
         entry = {"seed": seed}
@@ -216,7 +281,18 @@ def _probe(run, seeds, block) -> None:
             for function, original, _ in reversed(swaps):
                 function.__code__ = original
             state["probing"] = False
+        changed = library_changes()
+        if changed:  # results computed with a patched library prove nothing
+            for flag in changed:
+                _violation(flag)
+            entry.pop("data", None)
+            entry["error"] = [
+                "TamperingSuspected",
+                f"{changed[0]} while the hidden tests ran: results obtained with a changed "
+                "library do not count",
+            ]
         results.append(entry)
+    state["swapped"] = frozenset()
     state["results"] = results
 
 
@@ -225,8 +301,14 @@ def _audit(event: str, args: tuple) -> None:
     if event not in _AUDITED:
         return
     state = _state
-    if event == "open":
+    if event in _CRAWL_EVENTS:
+        _crawl(event, args)
+    elif event == "open":
         path = args[0]
+        if type(path) is str and (path.endswith(".ipynb") or path.startswith("/proc/")):
+            _crawl(event, args)
+        if not state["reference_dirs"]:
+            return
         if isinstance(path, (str, bytes, os.PathLike)) and _is_reference_path(path):
             if _from_source_display():  # a traceback or warning showing a source line
                 raise PermissionError("the companion's source is not readable while grading")
@@ -244,10 +326,13 @@ def _audit(event: str, args: tuple) -> None:
             _refuse(f"copying the code of the reference ({args[2]!r})", None)
     elif event == "object.__setattr__":
         target, name, value = args
+        if name == "__code__":
+            state["code_touched"].add(id(target))  # checked by library_changes()
         if (
             name == "__code__"
             and _is_reference_code(value)
             and target not in state["reference_set"]
+            and target not in state["swapped"]
         ):
             _refuse(f"moving the reference's code into {getattr(target, '__name__', '?')!r}", None)
     elif state["probing"]:
@@ -332,7 +417,7 @@ def reset() -> list[str]:
         Review flags naming what learner code had changed in the grader's own modules.
     """
     state = _state
-    flags = []
+    flags = library_changes() + _signal_changes()
     for name, (module, snapshot) in state["modules"].items():
         current = vars(module)
         for key, value in snapshot.items():
@@ -360,7 +445,33 @@ def reset() -> list[str]:
         _restore_class_attr(cls, name, value)
     _restore_sys(state["sys"])
     _restore_shell(state["shell"])
-    return flags[:5]
+    return flags[: 2 * _MAX_FLAGS]
+
+
+def _sigint():
+    import signal
+
+    return signal.getsignal(signal.SIGINT)
+
+
+def _restore_sigint(handler) -> None:
+    import signal
+
+    try:
+        _state["signals"]["signal"](signal.SIGINT, handler)
+    except (KeyError, ValueError, OSError, TypeError):
+        pass
+
+
+def _parents(path: str) -> frozenset:
+    real, found = os.path.realpath(path), set()
+    while True:
+        parent = os.path.dirname(real)
+        if parent == real:
+            break
+        found.add(parent)
+        real = parent
+    return frozenset(found)
 
 
 def _shell():
@@ -535,3 +646,369 @@ def _message(exc: BaseException) -> str:
         return BaseException.__str__(exc)
     except Exception:  # a broken args tuple; the type name is still reported
         return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Library fingerprint: what learner code replaced in torch, numpy, builtins, json, pickle, companion
+
+
+def _fingerprint(modules: dict) -> dict:
+    """Every callable of the libraries (and its code), as it is before the learner's first cell."""
+    import importlib
+
+    for name in ("json", "pickle", "signal"):
+        importlib.import_module(name)
+    names = [n for n in _LIBRARIES if n in sys.modules]
+    names += sorted(n for n in sys.modules if n.startswith("companion.") and n not in names)
+    owners, functions, seen = [], {}, set()
+
+    def add(owner, path: str, entries: dict) -> None:
+        if id(owner) in seen:
+            return
+        seen.add(id(owner))
+        keys = tuple(entries)
+        owners.append([owner, path, keys, tuple(entries.values()), frozenset(vars(owner))])
+        for value in entries.values():
+            for item in (value, getattr(value, "__func__", None), getattr(value, "fget", None)):
+                if isinstance(item, types.FunctionType):
+                    functions[id(item)] = (item, path, item.__code__)
+
+    def add_class(cls, path: str) -> None:
+        if id(cls) in seen or cls.__flags__ & _IMMUTABLE_TYPE:
+            return
+        add(cls, path, {k: v for k, v in vars(cls).items() if _is_behaviour(v)})
+        for base in cls.__mro__[1:]:
+            if _library_of(base) is not None:
+                add_class(base, f"{base.__module__}.{base.__qualname__}")
+
+    for name in names:
+        module = sys.modules[name]
+        if not isinstance(module, types.ModuleType):
+            continue
+        entries = {
+            k: v
+            for k, v in vars(module).items()
+            if (callable(v) or isinstance(v, types.ModuleType)) and (name, k) not in _KERNEL_OWNED
+        }
+        add(module, name, entries)
+        for key, value in entries.items():
+            if isinstance(value, type) and _library_of(value) is not None:
+                add_class(value, f"{name}.{key}")
+    dirs = {}
+    for root in _LIBRARY_ROOTS:
+        module = sys.modules.get(root)
+        if module is not None and _package_dir(module):
+            dirs[root] = _package_dir(module)
+    return {"owners": owners, "functions": functions, "dirs": dirs}
+
+
+def _is_behaviour(value) -> bool:
+    return callable(value) or hasattr(type(value), "__get__")
+
+
+def _library_of(cls) -> str | None:
+    root = str(getattr(cls, "__module__", "") or "").split(".")[0]
+    return root if root in _LIBRARY_ROOTS else None
+
+
+def library_changes(restore: bool = True) -> list[str]:
+    """Review flags for every fingerprinted callable that learner code replaced, added or removed.
+
+    Args:
+        restore: put the originals back (and remove added methods).
+
+    Returns:
+        Lines such as ``"the code replaced torch.amp.GradScaler.step"``, without duplicates.
+    """
+    fingerprint = _state.get("fingerprint")
+    if not fingerprint:
+        return []
+    flags: list[str] = []
+    for entry in fingerprint["owners"]:
+        owner, path, keys, values, known = entry
+        current = vars(owner)
+        now = tuple(map(current.get, keys))
+        if not all(map(operator.is_, now, values)):
+            kept = list(values)
+            for index, (key, was, new) in enumerate(zip(keys, values, now, strict=True)):
+                if new is was:
+                    continue
+                if new is not None and _library_wrapper(new, was, fingerprint):
+                    kept[index] = new  # the library wrapped its own method (optimizer hooks)
+                    continue
+                verb = "removed" if key not in current else "replaced"
+                _add_flag(flags, f"the code {verb} {path}.{key}")
+                if restore:
+                    _set(owner, key, was)
+            entry[3] = tuple(kept)
+        if isinstance(owner, type) and len(current) != len(known):
+            for key in [k for k in current if k not in known]:
+                value = current[key]
+                inherited = next((vars(b)[key] for b in owner.__mro__[1:] if key in vars(b)), None)
+                if inherited is not None and _library_wrapper(value, inherited, fingerprint):
+                    entry[4] = entry[4] | {key}  # Optimizer hooks an inherited step (AdamW's)
+                    continue
+                if _is_behaviour(value) and not key.startswith("_abc"):
+                    _add_flag(flags, f"the code added {path}.{key}")
+                    if restore:
+                        _set(owner, key, _MISSING)
+    touched = _state["code_touched"]  # functions whose __code__ was assigned (audit hook)
+    ids = [i for i in touched if i in fingerprint["functions"]]
+    touched.clear()
+    for function, path, code in map(fingerprint["functions"].get, ids):
+        if function.__code__ is not code:
+            _add_flag(flags, f"the code replaced the code of {path}.{function.__name__}")
+            if restore:
+                function.__code__ = code
+    return flags
+
+
+def _library_wrapper(new, original, fingerprint: dict) -> bool:
+    """True for a wrapper a library made of its own method (``Optimizer`` hooks ``step`` so)."""
+    if getattr(new, "__wrapped__", None) is not original:
+        return False
+    code = getattr(new, "__code__", None)
+    if code is None:
+        return False
+    filename = os.path.realpath(code.co_filename)
+    return any(filename.startswith(d + os.sep) for d in fingerprint["dirs"].values())
+
+
+def _set(owner, key: str, value) -> None:
+    try:
+        if value is _MISSING:
+            delattr(owner, key)
+        else:
+            setattr(owner, key, value)
+    except (AttributeError, TypeError):
+        pass
+
+
+def _add_flag(flags: list, flag: str) -> None:
+    if flag not in flags and len(flags) < _MAX_FLAGS:
+        flags.append(flag)
+
+
+# ---------------------------------------------------------------------------------------------
+# What learner code keeps of the companion: closures and copied data
+
+
+_SKIP_NAMES = frozenset(
+    {"In", "Out", "_ih", "_oh", "_dh", "_", "__", "___", "exit", "quit", "get_ipython"}
+)
+_MAX_VISITS = 20000
+_MAX_ITEMS = 2000
+
+
+def _private_data(targets) -> dict:
+    """{id: (object, name)} of the companion's private tables and constants, and their rows."""
+    found: dict = {}
+    prefixes = tuple(t.__name__ for t in targets if isinstance(t, types.ModuleType))
+    if not prefixes:
+        return found
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(prefixes) or not isinstance(module, types.ModuleType):
+            continue
+        for key, value in list(vars(module).items()):
+            if not key.startswith("_") or key.startswith("__"):
+                continue
+            if type(value) in (dict, list, tuple, set, frozenset) and len(value) >= 2:
+                found[id(value)] = (value, f"{name}.{key}")
+                rows = value.values() if type(value) is dict else value
+                for row in list(rows)[:_MAX_ITEMS]:
+                    if type(row) in (dict, list, tuple) and len(row) >= 2:
+                        found.setdefault(id(row), (row, f"{name}.{key}"))
+                    for item in row if type(row) in (list, tuple) else ():
+                        if type(item).__name__ == "Pattern":
+                            found.setdefault(id(item), (item, f"{name}.{key}"))
+            elif type(value).__name__ == "Pattern":
+                found[id(value)] = (value, f"{name}.{key}")
+    return found
+
+
+def _learner_holdings() -> tuple[list, list[str]]:
+    """Reference functions reachable from the learner's names, and flags for copied data.
+
+    Walks the learner's globals (containers, closures, defaults, partials, bound methods and
+    the attributes of objects and classes defined in the notebook), so that a companion
+    closure kept at cell time is switched off like the rest of the reference while a hidden
+    test runs, and a private companion table kept or copied is named for review.
+    """
+    state = _state
+    user_ns = state["user_ns"]
+    if user_ns is None:
+        return [], []
+    data = state["private_data"]
+    by_length: dict = {}
+    for value, name in data.values():
+        if type(value) in (dict, list, tuple):
+            by_length.setdefault((type(value), len(value)), []).append((value, name))
+    functions, flags, seen = [], [], set()
+    stack = [v for k, v in list(user_ns.items()) if k not in _SKIP_NAMES and not _is_history(k)]
+    visits = 0
+    while stack and visits < _MAX_VISITS:
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        visits += 1
+        kind = type(value)
+        hit = data.get(id(value))
+        if hit is not None and hit[0] is value:
+            _add_flag(flags, f"the code copied the companion's data ({hit[1]})")
+            continue
+        if kind in (dict, list, tuple, set, frozenset):
+            for same, name in by_length.get((kind, len(value)), ()):
+                if _equal(value, same):
+                    _add_flag(flags, f"the code copied the companion's data ({name})")
+            items = value.items() if kind is dict else value
+            for item in list(items)[:_MAX_ITEMS]:
+                stack.append(item)
+        elif kind is types.FunctionType:
+            if _is_reference_path(value.__code__.co_filename):
+                functions.append((value, f"{value.__module__}.{value.__qualname__}"))
+            else:
+                stack.extend(c.cell_contents for c in value.__closure__ or () if _filled(c))
+                stack.extend(value.__defaults__ or ())
+                stack.extend((value.__kwdefaults__ or {}).values())
+        elif kind is types.MethodType:
+            stack += [value.__func__, value.__self__]
+        elif kind.__name__ == "partial" and kind.__module__ == "functools":
+            stack += [value.func, *value.args, *value.keywords.values()]
+        elif isinstance(value, type):
+            if value.__module__ == "__main__":
+                stack.extend(list(vars(value).values()))
+        elif getattr(kind, "__module__", None) == "__main__":
+            stack.extend(list(getattr(value, "__dict__", {}).values()))
+    return functions, flags
+
+
+def _is_history(name: str) -> bool:
+    return name[:1] == "_" and name[1:].lstrip("i").isdigit()
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 (an empty cell raises ValueError)
+    except ValueError:
+        return False
+    return True
+
+
+def _equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # a learner object inside that cannot be compared
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Tampering that scores nothing but is worth an instructor's look
+
+
+def _crawl(event: str, args: tuple) -> None:
+    """Flag reading other processes' /proc entries and searching the disk for notebooks."""
+    state = _state
+    if event == "open" or event in ("os.listdir", "os.scandir"):
+        path = args[0] if args else None
+        if path is None and event != "open":
+            path = "."
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            return
+        try:
+            path = os.fsdecode(path)
+        except (TypeError, ValueError):
+            return
+        if event == "open":
+            if path.endswith(".ipynb"):
+                _violation(f"the code searched the disk for solved notebooks (opened {path!r})")
+            elif path.startswith("/proc/"):
+                _proc(path, "read")
+            return
+        real = os.path.realpath(path)
+        if real == "/proc" or real.startswith("/proc/"):
+            _proc(real, "listed")
+        elif real in state["cwd_parents"] or real == os.path.expanduser("~"):
+            _violation(f"the code searched the disk for solved notebooks (listed {real!r})")
+    else:
+        pattern = args[1] if event.startswith("pathlib") and len(args) > 1 else args[0]
+        text = os.fsdecode(pattern) if isinstance(pattern, (str, bytes)) else str(pattern)
+        if "ipynb" in text or text.startswith("/proc"):
+            _violation(f"the code searched the disk for solved notebooks (glob {text[:60]!r})")
+
+
+def _proc(path: str, verb: str) -> None:
+    """Reading /proc/<another pid>/... or listing /proc itself: looking at other processes."""
+    parts = path.split("/")
+    entry = parts[2] if len(parts) > 2 else ""
+    if entry in ("", "self", "thread-self", _state["pid"]) and not (
+        entry == "" and verb == "listed"
+    ):
+        return
+    if entry and not entry.isdigit() and entry not in ("self", "thread-self"):
+        return  # /proc/cpuinfo, /proc/meminfo: facts about the machine, read by libraries
+    _violation(f"the code read /proc ({verb} {path[:60]!r}): looking at other processes")
+
+
+def _violation(flag: str) -> None:
+    _add_flag(_state["violations"], flag)
+
+
+def _snapshot_signals() -> dict:
+    """SIGINT and SIGTERM as the kernel set them; ``signal.signal`` watched for learner calls."""
+    import signal
+
+    original = signal.signal
+    if getattr(original, "__autograder_watch__", False):
+        return _state.get("signals", {})
+
+    def watched_signal(signalnum, handler):
+        if signalnum in (signal.SIGINT, signal.SIGTERM) and _from_learner():
+            name = signal.Signals(signalnum).name
+            how = "ignored" if handler is signal.SIG_IGN else "caught"
+            if handler is not signal.SIG_DFL and handler is not signal.default_int_handler:
+                _violation(f"the code {how} {name} (signal.signal), so it cannot be stopped")
+        return original(signalnum, handler)
+
+    watched_signal.__autograder_watch__ = True
+    watched_signal.__wrapped__ = original
+    watched_signal.__doc__ = original.__doc__
+    signal.signal = watched_signal
+    return {
+        "signal": original,
+        "handlers": {s: signal.getsignal(s) for s in (signal.SIGTERM,)},
+    }
+
+
+def _from_learner() -> bool:
+    user_ns = _state.get("user_ns")
+    frame = sys._getframe(2)
+    return user_ns is not None and frame is not None and frame.f_globals is user_ns
+
+
+def _signal_changes() -> list[str]:
+    """SIGTERM left ignored or caught, or SIGINT blocked, by learner code: flag and undo."""
+    import signal
+
+    snap = _state.get("signals") or {}
+    flags = []
+    for signum, handler in snap.get("handlers", {}).items():
+        if signal.getsignal(signum) is not handler:
+            _add_flag(
+                flags, f"the code caught {signal.Signals(signum).name}, so it cannot be stopped"
+            )
+            try:
+                snap["signal"](signum, handler)
+            except (ValueError, OSError, TypeError):
+                pass
+    try:
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    except (AttributeError, OSError, ValueError):
+        return flags
+    stuck = {signal.SIGINT, signal.SIGTERM} & set(blocked)
+    if stuck:
+        _add_flag(
+            flags, "the code blocked SIGINT/SIGTERM (pthread_sigmask), so it cannot be stopped"
+        )
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stuck)
+    return flags

@@ -34,6 +34,20 @@ Typical hidden test::
         close(got["result"], expected, "evaluate() differs from the reference: ...")
 
     hidden_test(_run, _check, seeds=(0, 1))
+
+Every failing check is reported, not only the first: the check runs on every seed and distinct
+messages are listed. Inside one ``check``, independent checks go in ``with soft():`` blocks (or
+``expect(condition, message)`` calls): a failure is recorded and the next block still runs, so a
+learner with two bugs sees both. A check that depends on an earlier one stays a plain ``assert``
+after the blocks (or inside the same block), so it is not reported as a consequence::
+
+    def _check(got, seed):
+        expected = ...
+        with soft():
+            close(got["loss"], expected["loss"], "the loss differs: is it the mean over the batch?")
+        with soft():
+            close(got["params"], expected["params"], "the weights differ: are gradients cleared?")
+        expect(got["steps"] == 3, "the optimizer should step once per batch")
 """
 
 from __future__ import annotations
@@ -50,8 +64,11 @@ __all__ = [
     "OBJECT_KEY",
     "ReferenceCallError",
     "close",
+    "expect",
     "hidden_test",
     "reference_unavailable",
+    "run_check",
+    "soft",
     "to_data",
 ]
 
@@ -66,6 +83,15 @@ _MAX_DEPTH = 32
 # summing the same numbers in another order legitimately moves the last bits.
 _FLOAT_RTOL, _FLOAT_ATOL = 1.3e-6, 1e-5
 _assert_close = None  # torch.testing.assert_close, captured before learner code can patch it
+_MAX_FAILURES = 4
+# Methods whose override makes a value agree with anything (a float subclass whose __eq__ says True).
+_COMPARISONS = frozenset(
+    {
+        "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__abs__",
+        "__sub__", "__rsub__", "__float__", "__index__", "__torch_function__", "eq", "ne",
+        "equal", "allclose", "isclose", "__array__",
+    }
+)  # fmt: skip
 
 
 class ReferenceCallError(RuntimeError):
@@ -267,6 +293,74 @@ def _capture_torch():
 # results to the grader) and by the grader (collect the check half). Neither is set otherwise.
 _PROBE = None
 _COLLECT = None
+_FAILURES: list | None = None  # soft failures of the check running now (see soft())
+_SUSPECTS: list = []  # values converted by to_data whose comparisons always agree (the harness reads it)
+
+
+@contextlib.contextmanager
+def soft():
+    """One independent check of a hidden test's ``check``: its failure is listed, the rest still run.
+
+    Inside :func:`run_check` (the grader, and :func:`hidden_test` outside it) an
+    ``AssertionError`` raised in the block is recorded and execution continues after the block;
+    every recorded message becomes feedback. Used anywhere else, the error propagates as usual.
+
+    Example:
+        >>> failures = run_check(lambda got, seed: [_soft_demo(got)], 1, 0)
+        >>> failures
+        ['first is wrong', 'second is wrong']
+    """
+    try:
+        yield
+    except AssertionError as exc:
+        if _FAILURES is None:
+            raise
+        _record(str(exc))
+
+
+def expect(condition, message: str) -> None:
+    """Soft ``assert condition, message``: listed with the others instead of stopping the check.
+
+    Args:
+        condition: what must hold (its truth value is taken).
+        message: the likely mistake, as in :func:`close`.
+
+    Raises:
+        AssertionError: outside :func:`run_check`, when ``condition`` is false.
+    """
+    if not condition:
+        if _FAILURES is None:
+            raise AssertionError(message)
+        _record(message)
+
+
+def _soft_demo(got):
+    with soft():
+        close(got, 2, "first is wrong")
+    expect(got == 3, "second is wrong")
+
+
+def _record(message: str) -> None:
+    if message not in _FAILURES and len(_FAILURES) < _MAX_FAILURES:
+        _FAILURES.append(message)
+
+
+def run_check(check, got, seed) -> list[str]:
+    """Run one ``check(got, seed)`` and return every failure message (empty when it passes).
+
+    Failures of :func:`soft` blocks and :func:`expect` calls are collected; a plain
+    ``AssertionError`` ends the check and is the last message. Other exceptions propagate.
+    """
+    global _FAILURES
+    previous, _FAILURES = _FAILURES, []
+    try:
+        try:
+            check(got, seed)
+        except AssertionError as exc:
+            _record(str(exc))
+        return list(_FAILURES)
+    finally:
+        _FAILURES = previous
 
 
 def hidden_test(run, check, *, seeds=(0, 1), block=()) -> None:
@@ -287,7 +381,8 @@ def hidden_test(run, check, *, seeds=(0, 1), block=()) -> None:
     Raises:
         TypeError, ValueError: if ``run``/``check`` are not callables or fewer than two distinct
             seeds are given.
-        AssertionError: outside the grader, when ``check`` finds a difference.
+        AssertionError: outside the grader, when ``check`` finds a difference (every distinct
+            failure of every seed, joined by " | ").
 
     Example:
         >>> def _run(seed):
@@ -307,10 +402,13 @@ def hidden_test(run, check, *, seeds=(0, 1), block=()) -> None:
     if _PROBE is not None:
         _PROBE(run, seeds, tuple(block))
         return
+    failures: list[str] = []
     for seed in seeds:
         with reference_unavailable(*_default_targets(), *block):
             got = to_data(run(seed))
-        check(got, seed)
+        failures += [m for m in run_check(check, got, seed) if m not in failures]
+    if failures:
+        raise AssertionError(" | ".join(failures))
 
 
 def to_data(value, _depth: int = 0):
@@ -336,6 +434,8 @@ def to_data(value, _depth: int = 0):
         return int(value) if "int" in t.__name__ else float(value)
     torch = _torch()
     if torch is not None and isinstance(value, torch.Tensor):
+        if t not in (torch.Tensor, torch.nn.Parameter) and _overrides_comparisons(t):
+            _suspect(f"a tensor subclass ({t.__qualname__})")
         tensor = value.detach()
         if type(tensor) is not torch.Tensor:
             tensor = torch.Tensor._make_subclass(torch.Tensor, tensor)
@@ -355,7 +455,39 @@ def to_data(value, _depth: int = 0):
         return tuple(items) if isinstance(value, tuple) else items
     module = t.__module__
     name = t.__qualname__ if module in ("builtins", "__main__") else f"{module}.{t.__qualname__}"
+    if _agrees_with_anything(value):
+        base = next((b.__name__ for b in t.__mro__ if b.__module__ == "builtins"), "object")
+        what = f"an object of type {name}" if base == "object" else f"a {base} subclass ({name})"
+        _suspect(what)
     return {OBJECT_KEY: name}
+
+
+def _overrides_comparisons(t) -> bool:
+    for base in t.__mro__:
+        if str(base.__module__).split(".")[0] in ("builtins", "torch", "numpy"):
+            continue
+        if _COMPARISONS & set(vars(base)):
+            return True
+    return False
+
+
+class _Nothing:
+    """Equal to nothing: a value that says it equals this says so of anything."""
+
+
+def _agrees_with_anything(value) -> bool:
+    if not _overrides_comparisons(type(value)):
+        return False
+    try:
+        other = _Nothing()
+        return bool(value == other) or not bool(value != other)
+    except Exception:  # comparisons that raise do not agree with anything
+        return False
+
+
+def _suspect(what: str) -> None:
+    if what not in _SUSPECTS and len(_SUSPECTS) < 5:
+        _SUSPECTS.append(what)
 
 
 @contextlib.contextmanager

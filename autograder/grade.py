@@ -5,7 +5,8 @@ are kept, every test cell (and read-only cell) is replaced by the source's versi
 deleted ones are put back, and a deleted solution cell is replaced by the stub and reported. The
 merged notebook runs in a fresh kernel (see :mod:`autograder.execute`); each exercise earns its
 points when its test cell passes, and gets one feedback line: the exception type and message of
-the first failing check, never a traceback or test source.
+every distinct failing check (each hidden input, each independent check; see
+:func:`autograder.checks.soft`), never a traceback or test source.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from autograder.course import (
     secret_lines,
 )
 from autograder.execute import GradingError, Step, run_steps
-from autograder.judge import judge
+from autograder.judge import SEPARATOR, judge
 from autograder.sandbox import Isolation, resolve
 
 __all__ = ["ExerciseResult", "GradeResult", "grade_notebook", "feedback_html"]
@@ -54,7 +55,7 @@ _UNGUARDED = {
     "ipykernel",
     "autograder",
 }
-_FEEDBACK_CHARS = 300
+_FEEDBACK_CHARS = 300  # for each failing check of an exercise
 _STUB = "raise NotImplementedError()"
 # Code a learner has no reason to write in an exercise; flagged for the instructor, never scored.
 _SUSPICIOUS = [
@@ -82,6 +83,17 @@ _SUSPICIOUS = [
         "assignment to a library's attribute",
     ),
     (r"\bsetattr\(\s*(?:torch|companion|autograder|builtins)\b", "setattr on a library"),
+    (
+        r"\bcompanion(?:\.\w+)*\._[A-Za-z]\w*|\bfrom\s+companion[\w.]*\s+import\s+\(?\s*_[A-Za-z]"
+        r"|\bvars\(\s*companion|\bcompanion(?:\.\w+)*\.__dict__",
+        "the companion's private names",
+    ),
+    (
+        r"\bsignal\s*\(\s*(?:signal\.|_signal\.)?(?:SIGINT|SIGTERM|2\b|15\b)|\bSIG_IGN\b"
+        r"|pthread_sigmask",
+        "signal handling (SIGINT/SIGTERM)",
+    ),
+    (r"['\"]/proc\b|\.ipynb\b", "/proc or notebook files"),
 ]
 
 
@@ -329,7 +341,11 @@ async def _grade(
             outcome.passed = verdict.passed
             outcome.ename, outcome.evalue = verdict.ename, verdict.evalue
             outcome.flags += verdict.flags
-    for outcome in outcomes:
+    for step, outcome in zip(steps, outcomes, strict=True):
+        if outcome.status == "timeout" and "ignored the interrupt" in outcome.evalue:
+            outcome.flags.append(
+                f"{step.label} ignored the interrupt (SIGINT), so the kernel had to be killed"
+            )
         for flag in outcome.flags:
             if flag not in result.flags:
                 result.flags.append(flag)
@@ -510,8 +526,11 @@ def _sanitize(feedback: str, secrets_: set[str]) -> str:
     """One line, bounded, and without any line of a solution or hidden test.
 
     ``secrets_`` holds only lines a learner never sees: a call such as ``model.train()`` that
-    the chapter's visible text also shows stays readable in a message.
+    the chapter's visible text also shows stays readable in a message. Several failing checks
+    (separated by :data:`autograder.judge.SEPARATOR`) are each bounded and joined by " | ".
     """
+    if SEPARATOR in feedback:
+        return " | ".join(_sanitize(part, secrets_) for part in feedback.split(SEPARATOR))
     for secret in sorted(secrets_, key=len, reverse=True):
         for line in secret.split("\n"):
             line = line.strip()

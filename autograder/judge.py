@@ -17,14 +17,22 @@ from functools import lru_cache
 
 from autograder import checks
 
-__all__ = ["Verdict", "judge"]
+__all__ = ["SEPARATOR", "Verdict", "judge"]
 
 _MAX_FLAGS = 5
+_MAX_FAILURES = 4
+# Between the failures of one test cell in Verdict.evalue (the grader shows them as " | ").
+SEPARATOR = "\x1e"
 
 
 @dataclass
 class Verdict:
-    """Whether a test cell passed; on failure the error's name and message (the feedback)."""
+    """Whether a test cell passed; on failure the error's name and message (the feedback).
+
+    When several independent checks fail, ``evalue`` lists each distinct failure, the first one
+    under ``ename`` and each later one as ``"Name: message"`` when its name differs, separated
+    by :data:`SEPARATOR`.
+    """
 
     passed: bool
     ename: str = ""
@@ -47,8 +55,9 @@ def judge(grade_id: str, hidden: str, data: dict) -> Verdict:
         data: what the kernel wrote (see :func:`autograder._harness.run_test`).
 
     Returns:
-        A :class:`Verdict`. A visible test or a learner function that raised fails with that
-        error; a check that finds a difference fails with its message.
+        A :class:`Verdict`. A visible test that failed fails with that error; otherwise every
+        hidden input is checked, and each distinct failure (a learner function that raised, a
+        difference a check found) is listed.
     """
     flags = [str(f)[:200] for f in _list(data.get("flags"))[:_MAX_FLAGS]]
     threads = [str(t)[:60] for t in _list(data.get("threads"))[:_MAX_FLAGS]]
@@ -76,23 +85,36 @@ def judge(grade_id: str, hidden: str, data: dict) -> Verdict:
         return Verdict(
             False, "TamperingSuspected", "the hidden tests' results were altered", flags=flags
         )
+    failures: list[tuple[str, str]] = []
     for entry, seed in zip(entries, spec.seeds, strict=True):
         error = _pair(entry.get("error"))
         if error:
-            return Verdict(False, *error, flags=flags)
+            _add(failures, error)
+            continue
         try:
             with _quiet_torch():
-                spec.check(entry.get("data"), seed)
-        except AssertionError as exc:
-            return Verdict(False, "AssertionError", str(exc), flags=flags)
+                messages = checks.run_check(spec.check, entry.get("data"), seed)
         except Exception as exc:  # the result has a shape the check cannot even read
-            return Verdict(
-                False,
-                type(exc).__name__,
-                f"your result could not be compared with the reference ({exc})",
-                flags=flags,
+            messages = []
+            _add(
+                failures,
+                (
+                    type(exc).__name__,
+                    f"your result could not be compared with the reference ({exc})",
+                ),
             )
-    return Verdict(True, flags=flags)
+        for message in messages:
+            _add(failures, ("AssertionError", message))
+    if not failures:
+        return Verdict(True, flags=flags)
+    ename = failures[0][0]
+    parts = [failures[0][1]] + [m if n == ename else f"{n}: {m}" for n, m in failures[1:]]
+    return Verdict(False, ename, SEPARATOR.join(parts), flags=flags)
+
+
+def _add(failures: list, failure: tuple[str, str]) -> None:
+    if failure not in failures and len(failures) < _MAX_FAILURES:
+        failures.append(failure)
 
 
 @lru_cache(maxsize=64)
