@@ -19,6 +19,7 @@ import json
 import os
 import secrets
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -173,7 +174,7 @@ class _Session:
         self.timeout, self.env, self.startup_timeout = timeout, env, startup_timeout
         self.client = None
         self.alive = False
-        self._log = None
+        self._output: _KernelOutput | None = None
         self._cgroup = None
         self.isolation = Isolation("none")
         self.course_root = None
@@ -186,7 +187,9 @@ class _Session:
         ipc = self.work / "ipc"
         for folder in (cwd, ipc):
             folder.mkdir(exist_ok=True)
-        argv, self._cgroup = kernel_command(self.isolation, self.work, self.env, self.course_root)
+        argv, env, self._cgroup = kernel_command(
+            self.isolation, self.work, self.env, self.course_root
+        )
         confined = self.isolation.confined
         km = AsyncKernelManager(
             kernel_name="python3", kernel_spec_manager=_spec_manager(argv, confined)
@@ -210,13 +213,21 @@ class _Session:
             iopub_timeout=4,
             resources={"metadata": {"path": str(cwd)}},
         )
-        self._log = open(self.work / "kernel.log", "ab")  # noqa: SIM115 (closed in close())
-        env = {**os.environ, **self.env, "IPYTHONDIR": str(self.work / "ipython")}
+        # The kernel's stdout and stderr: a pipe drained here, not a file, so the descriptors it
+        # inherits reach nothing of the grader's (a file could be reopened through /proc/self/fd)
+        self._output = _KernelOutput()
         try:
-            await self.client.async_start_new_kernel(env=env, stdout=self._log, stderr=self._log)
+            try:
+                await self.client.async_start_new_kernel(
+                    env=env, stdout=self._output.fd, stderr=self._output.fd
+                )
+            finally:
+                self._output.started()
             await self.client.async_start_new_kernel_client()
         except Exception as exc:
-            raise GradingError(f"could not start a Python kernel: {exc}") from exc
+            said = self._output.tail()
+            why = f"; it said: {said}" if said else ""
+            raise GradingError(f"could not start a Python kernel: {exc}{why}") from exc
         self.alive = True
         payload = self.work / "ipc" / f"payload-{secrets.token_hex(8)}.json"
         protect, references = self.protect
@@ -364,11 +375,47 @@ class _Session:
                     await client.km.shutdown_kernel(now=True)
             except Exception:  # best effort: the kernel exits with its parent anyway
                 pass
-        if self._log is not None:
-            self._log.close()
-            self._log = None
+        if self._output is not None:
+            self._output.close()
+            self._output = None
         release_cgroup(self._cgroup)
         self._cgroup = None
+
+
+class _KernelOutput:
+    """A pipe for a kernel's stdout and stderr, drained by a thread that keeps the last 64 KB."""
+
+    LIMIT = 64 * 1024
+
+    def __init__(self):
+        self._read, self.fd = os.pipe()
+        self._kept = bytearray()
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        try:
+            while chunk := os.read(self._read, 65536):
+                self._kept += chunk
+                del self._kept[: max(0, len(self._kept) - self.LIMIT)]
+        finally:  # every writer is gone (the kernel and whatever it started)
+            os.close(self._read)
+
+    def started(self) -> None:
+        """The kernel holds the write end now: close ours, so the pipe ends when the kernel does."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def tail(self, wait: float = 2.0) -> str:
+        """The last non-empty line the kernel wrote (waiting up to ``wait`` s for it to exit)."""
+        self._thread.join(wait)
+        lines = self._kept.decode("utf-8", "replace").splitlines()
+        lines = [line.strip() for line in lines if line.strip()]
+        return lines[-1][:300] if lines else ""
+
+    def close(self) -> None:
+        self.started()
 
 
 def _spec_manager(argv: list[str], confined: bool = False):

@@ -4,7 +4,9 @@ Every attack is a submission of the fixture course whose ``add`` is correct only
 worked (it read a solution, reached the network, or got away with its resources). Each is graded
 twice: with ``--no-sandbox``, where the attack succeeds (so these tests would fail without the
 sandbox), and in the sandbox, where it must fail and cost only that exercise. Attacks that would
-harm this machine unconfined (deleting files, a non-local address) run in the sandbox only.
+harm this machine unconfined (deleting files, a non-local address, tracing the machine's pid 1)
+run in the sandbox only. The grader's own environment holds a secret (``INSTRUCTOR_TOKEN``) that
+no result, table or feedback page may show, whatever the submission reads and prints.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import hashlib
 import json
 import os
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -26,6 +29,8 @@ pytestmark = pytest.mark.requires_sandbox
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "companion"
 SITE = Path(json.__file__).parent  # a folder of the Python environment
+SECRET = "INSTRUCTOR_TOKEN"
+SECRET_VALUE = "tok-4f1c9e-never-shown"  # in the grader's environment during these tests
 
 # {name}: what add() returns when the attack worked (a + b) and when it did not (a - b).
 ADD = """
@@ -82,6 +87,29 @@ try:
 except MemoryError:
     STOLEN = False
 """,
+    "read_grader_environment": """
+import glob, os
+SEEN = repr(dict(os.environ))
+for path in ["/proc/1/environ", "/proc/self/environ", f"/proc/{{os.getppid()}}/environ",
+             *glob.glob("/proc/[0-9]*/environ")]:
+    try:
+        SEEN += open(path, "rb").read().decode(errors="replace")
+    except OSError:
+        pass
+STOLEN = "INSTRUCTOR_" + "TOKEN" in SEEN  # spelt apart: the feedback page shows this code
+print(SEEN)
+""",
+    "ptrace_a_process": """
+import ctypes, os, signal, time
+libc = ctypes.CDLL(None, use_errno=True)
+child = os.fork()
+if child == 0:
+    time.sleep(10)
+    os._exit(0)
+STOLEN = libc.ptrace(0x4206, child, 0, 0) == 0  # PTRACE_SEIZE: trace without stopping it
+os.kill(child, signal.SIGKILL)
+os.waitpid(child, 0)
+""",
     "many_processes": """
 import os, time
 children = []
@@ -100,6 +128,34 @@ for pid in children:
 """,
 }
 SANDBOX_ONLY = {
+    # pid 1 is bwrap's in the sandbox, but this machine's init outside it
+    "ptrace_pid_1": """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+STOLEN = libc.ptrace(0x4206, 1, 0, 0) == 0  # PTRACE_SEIZE
+for call in (libc.process_vm_readv,):
+    buffer = ctypes.create_string_buffer(64)
+    local = (ctypes.c_void_p * 2)(ctypes.cast(buffer, ctypes.c_void_p), 64)
+    STOLEN = STOLEN or call(1, local, 1, local, 1, 0) >= 0
+""",
+    # the kernel's descriptors: its standard streams, sockets and event files, never a file or
+    # folder of the grader's that it could reopen through /proc/self/fd
+    "reopen_inherited_files": """
+import os
+STOLEN = False
+for fd in os.listdir("/proc/self/fd"):
+    try:
+        target = os.readlink(f"/proc/self/fd/{{fd}}")
+    except OSError:
+        continue
+    if target.startswith("/") and not target.startswith(("/dev/", "/proc/")):
+        try:
+            with open(f"/proc/self/fd/{{fd}}", "rb") as handle:
+                handle.read(1)
+            STOLEN = True
+        except OSError:
+            pass
+""",
     "delete_and_overwrite": """
 import os
 STOLEN = False
@@ -170,7 +226,19 @@ def _add(row) -> tuple[float, str]:
 
 
 @pytest.fixture(scope="module")
-def unconfined(attacks, tmp_path_factory):
+def secret_env():
+    with pytest.MonkeyPatch.context() as patch:  # the graders' workers inherit it
+        patch.setenv(SECRET, SECRET_VALUE)
+        yield
+
+
+def _everything_shown(out: Path, feedback: Path, printed: str) -> str:
+    pages = "".join(p.read_text() for p in sorted(feedback.rglob("*.html")))
+    return out.read_text() + pages + printed
+
+
+@pytest.fixture(scope="module")
+def unconfined(attacks, secret_env, tmp_path_factory):
     course, paths, home = attacks
     only = {k: v for k, v in paths.items() if k in ATTACKS}
     out = tmp_path_factory.mktemp("unconfined") / "marks.json"
@@ -186,18 +254,37 @@ def unconfined(attacks, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def confined(attacks, tmp_path_factory):
+def confined(attacks, secret_env, tmp_path_factory):
     course, paths, home = attacks
     before = _tree_hash(course.root, PACKAGE, home) + _tree_hash(SITE)
-    out = tmp_path_factory.mktemp("confined") / "marks.json"
-    code = main(
-        ["grade", *map(str, paths.values()), "--course", str(course.root), "--jobs", "2"]
-        + ["--timeout", "30", "--json-file", str(out), "--memory", "1", "--processes", "64"]
-    )
+    folder = tmp_path_factory.mktemp("confined")
+    out, feedback = folder / "marks.json", folder / "feedback"
+    with pytest.MonkeyPatch.context() as patch:
+        printed = _Printed(patch)
+        code = main(
+            ["grade", *map(str, paths.values()), "--course", str(course.root), "--jobs", "2"]
+            + ["--timeout", "30", "--json-file", str(out), "--memory", "1", "--processes", "64"]
+            + ["--feedback", str(feedback)]
+        )
     assert code == 0
     after = _tree_hash(course.root, PACKAGE, home) + _tree_hash(SITE)
     rows = json.loads(out.read_text())["submissions"]
-    return {name: row for name, row in zip(paths, rows, strict=True)}, before == after
+    shown = _everything_shown(out, feedback, printed.text())
+    return {name: row for name, row in zip(paths, rows, strict=True)}, before == after, shown
+
+
+class _Printed:
+    """What main() prints, captured without capsys (a module-scoped fixture cannot use it)."""
+
+    def __init__(self, patch):
+        import io
+
+        self.out, self.err = io.StringIO(), io.StringIO()
+        patch.setattr(sys, "stdout", self.out)
+        patch.setattr(sys, "stderr", self.err)
+
+    def text(self) -> str:
+        return self.out.getvalue() + self.err.getvalue()
 
 
 @pytest.mark.parametrize("name", sorted(ATTACKS))
@@ -207,7 +294,7 @@ def test_the_attack_works_without_the_sandbox(unconfined, name):
 
 @pytest.mark.parametrize("name", sorted({**ATTACKS, **SANDBOX_ONLY}))
 def test_the_sandbox_stops_the_attack_and_costs_only_that_exercise(confined, name):
-    rows, _ = confined
+    rows = confined[0]
     row = rows[name]
     assert row["graded"], row["error"]
     assert _add(row)[0] == 0, f"the attack worked in the sandbox: {row}"
@@ -217,6 +304,51 @@ def test_the_sandbox_stops_the_attack_and_costs_only_that_exercise(confined, nam
 
 def test_nothing_on_disk_changed(confined):
     assert confined[1], "a file of the course, companion, the environment or the home changed"
+
+
+def test_no_variable_of_the_grader_reaches_any_result(confined, unconfined):
+    # unconfined, the submission finds the secret and prints it (so this test can fail) ...
+    assert _add(unconfined["read_grader_environment"])[0] == 2
+    # ... confined, no path shows it: not /proc/1/environ (bwrap's), /proc/<ppid>/environ,
+    # /proc/self/environ or os.environ, and nothing printed, returned or raised carries it
+    rows, _, shown = confined
+    assert SECRET_VALUE not in shown and SECRET not in shown
+
+
+# mean raises what it found of the grader's environment: the feedback shows a raised message
+LEAK_BY_FEEDBACK = """
+import glob, os
+SEEN = repr(dict(os.environ))
+for path in ["/proc/1/environ", f"/proc/{os.getppid()}/environ", *glob.glob("/proc/*/environ")]:
+    try:
+        SEEN += open(path, "rb").read().decode(errors="replace").replace("\\0", " ")
+    except OSError:
+        pass
+AT = SEEN.find("INSTRUCTOR")
+
+
+def mean(values):
+    raise ValueError(SEEN[AT:AT + 60] if AT >= 0 else SEEN[:200])
+"""
+
+
+def test_the_grader_environment_never_reaches_feedback(demo, tmp_path, capsys, monkeypatch):
+    course, notebooks, stub = demo
+    path = write(
+        tmp_path / "leak.ipynb", submission(stub, {**CORRECT, "ch01_mean": LEAK_BY_FEEDBACK})
+    )
+    monkeypatch.setenv(SECRET, SECRET_VALUE)
+    shown = {}
+    for mode in ("none", "sandbox"):
+        out, feedback = tmp_path / mode / "marks.json", tmp_path / mode / "feedback"
+        flags = ["--no-sandbox"] if mode == "none" else []
+        args = ["grade", str(path), "--course", str(course.root), "--json-file", str(out)]
+        code = main([*args, "--feedback", str(feedback), *flags])
+        assert code == 0
+        shown[mode] = _everything_shown(out, feedback, "".join(capsys.readouterr()))
+    assert SECRET_VALUE in shown["none"], "unconfined, the feedback carries the secret"
+    assert SECRET_VALUE not in shown["sandbox"] and SECRET not in shown["sandbox"]
+    assert "PYTHONPATH" in shown["sandbox"], "the kernel's own variables are what it can see"
 
 
 def test_first_line_says_which_isolation(demo, tmp_path, capsys):
@@ -306,10 +438,81 @@ def test_private_tmp_is_mounted_before_the_environment(tmp_path):
     # A Python environment inside /tmp (a fresh clone in a temporary folder) must stay visible.
     from autograder.sandbox import Isolation, kernel_command, release_cgroup
 
-    argv, cgroup = kernel_command(Isolation("sandbox"), tmp_path, {}, None)
+    argv, _, cgroup = kernel_command(Isolation("sandbox"), tmp_path, {}, None)
     release_cgroup(cgroup)
     tmpfs = argv.index("--tmpfs")
     binds = [
         i for i, a in enumerate(argv) if a == "--ro-bind" and argv[i + 1] not in ("/usr", "/etc")
     ]
     assert binds and all(i > tmpfs for i in binds), argv
+
+
+def test_an_environment_reached_through_a_link_grades(demo, tmp_path):
+    # a .venv that is a symbolic link (or a home folder that is one): the kernel must start
+    course, notebooks, stub = demo
+    path = write(tmp_path / "ok.ipynb", submission(stub, CORRECT))
+    link = tmp_path / "linked-venv"
+    link.symlink_to(Path(sys.prefix).resolve(), target_is_directory=True)
+    python = link / "bin" / Path(sys.executable).name
+    assert python.exists() and str(link) in str(python)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}  # as an installed autograder would be found
+    done = subprocess.run(
+        [str(python), "-m", "autograder", "grade", str(path), "--course", str(course.root)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr.startswith("isolation: bubblewrap sandbox"), done.stderr
+    assert "chapter 01-demo, 6 / 6 points" in done.stdout, done.stdout
+
+
+def test_a_kernel_that_cannot_start_is_one_line_before_any_grading(demo, tmp_path, capsys):
+    from autograder import sandbox
+
+    course, notebooks, stub = demo
+    paths = [write(tmp_path / f"{n}.ipynb", submission(stub, CORRECT)) for n in "ab"]
+    sandbox.kernel_problem.cache_clear()
+    with pytest.MonkeyPatch.context() as patch:  # a Python the sandbox cannot show
+        patch.setattr(sandbox, "kernel_python", lambda: str(tmp_path / "gone" / "bin" / "python"))
+        code = main(["grade", *map(str, paths), "--course", str(course.root)])
+    sandbox.kernel_problem.cache_clear()
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    line = err.strip()
+    assert len(line.splitlines()) == 1, err
+    assert "a Python kernel cannot start in the sandbox" in line and "gone/bin/python" in line
+    assert "--no-sandbox" in line and "pip install" in line
+
+
+def test_the_seccomp_filter_denies_only_the_listed_calls():
+    import struct
+
+    from autograder.sandbox import _DENIED_SYSCALLS, seccomp_filter
+
+    program = seccomp_filter()
+    if program is None:
+        pytest.skip("no seccomp filter for this architecture")
+    arch, numbers, foreign = _DENIED_SYSCALLS[os.uname().machine]
+
+    def verdict(nr: int, machine: int = arch) -> int:  # a small BPF interpreter
+        code = [struct.unpack("=HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
+        pc, acc = 0, 0
+        while True:
+            op, jt, jf, k = code[pc]
+            if op == 0x20:
+                acc = {0: nr, 4: machine}[k]
+            elif op in (0x15, 0x35):
+                pc += jt if (acc == k if op == 0x15 else acc >= k) else jf
+            elif op == 0x06:
+                return k
+            pc += 1
+
+    deny, allow = 0x00050001, 0x7FFF0000
+    assert all(verdict(n) == deny for n in numbers)
+    assert all(verdict(n) == allow for n in (0, 1, 2, 39, 57, 59, 60, 231) if n not in numbers)
+    assert verdict(26, machine=0x40000003) == deny  # another ABI (i386)
+    if foreign is not None:
+        assert verdict(foreign + 101) == deny
