@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 from autograder.pool import skip_slow_imports
@@ -17,6 +18,8 @@ examples:
   python -m autograder grade notebooks/04-training-loop.ipynb
   python -m autograder grade submissions/*/04-training-loop.ipynb --jobs 4 --json-file marks.json
   python -m autograder grade submissions/ --feedback feedback/   every notebook under a folder
+                                          (progress on stderr: a bar on a terminal, else a line
+                                          per notebook)
   python -m autograder verify             what `make test` runs after pytest
 """
 
@@ -123,7 +126,7 @@ def _grade(args, course, notebooks) -> int:
         raise UsageError(
             f"--submission-timeout must be positive seconds, got {args.submission_timeout:g}"
         )
-    paths = _expand(args.paths)
+    paths = _leave_out_sources(_expand(args.paths), course)
     json_file = _output_file(args.json_file) if args.json_file else None
     feedback = _output_dir(args.feedback) if args.feedback else None
     from autograder.sandbox import SandboxUnavailable, resolve
@@ -142,27 +145,24 @@ def _grade(args, course, notebooks) -> int:
         raise UsageError(f"cannot grade in a sandbox: {exc}") from None
     print(isolation.describe(), file=sys.stderr, flush=True)
     to_stdout = args.json
+    from autograder.pool import default_jobs
 
-    def show(result):
-        if not to_stdout:
-            print(result, flush=True)
-            print(flush=True)
-
-    serial = args.jobs == 1 or len(paths) == 1
-    results = grade_paths(
-        paths,
-        course,
-        jobs=args.jobs,
-        chapter=args.chapter,
-        timeout=args.timeout,
-        fast=not args.no_fast,
-        submission_timeout=args.submission_timeout,
-        on_result=show if serial else None,
-        isolation=isolation,
-    )
-    if not to_stdout and not serial:
-        for result in results:
-            show(result)
+    jobs = min(args.jobs or default_jobs(), len(paths))
+    progress = _Progress(len(paths), jobs, show_results=not to_stdout)
+    try:
+        results = grade_paths(
+            paths,
+            course,
+            jobs=jobs,
+            chapter=args.chapter,
+            timeout=args.timeout,
+            fast=not args.no_fast,
+            submission_timeout=args.submission_timeout,
+            on_result=progress,
+            isolation=isolation,
+        )
+    finally:
+        progress.close()
     data = json.dumps({"submissions": [r.to_dict() for r in results]}, indent=1)
     if to_stdout:
         print(data)
@@ -179,6 +179,84 @@ def _grade(args, course, notebooks) -> int:
     if len(results) > 1 and not to_stdout:
         print(f"graded {graded} of {len(results)} notebooks")
     return 1 if status or graded != len(results) else 0
+
+
+class _Progress:
+    """Each result as soon as it is known, and how far a batch has got.
+
+    On a terminal, a tqdm bar on stderr (graded so far of the total, elapsed time, time left);
+    otherwise one line per finished notebook on stderr, with the same figures. The result
+    tables go to stdout as they come (in the order the notebooks finish).
+    """
+
+    def __init__(self, total: int, jobs: int, *, show_results: bool):
+        self.total, self.done, self.show_results = total, 0, show_results
+        self.started = time.monotonic()
+        self.bar = None
+        if total < 2:
+            return
+        if sys.stderr.isatty():
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, unit="notebook", desc="grading", file=sys.stderr)
+        else:
+            print(f"grading {total} notebooks, {jobs} at a time", file=sys.stderr, flush=True)
+
+    def __call__(self, result) -> None:
+        self.done += 1
+        if self.show_results:
+            text = f"{result}\n"
+            if self.bar is not None:
+                self.bar.write(text, file=sys.stdout)
+            else:
+                print(text, flush=True)
+        if self.bar is not None:
+            self.bar.update(1)
+        elif self.total > 1:
+            elapsed = time.monotonic() - self.started
+            left = elapsed / self.done * (self.total - self.done)
+            score = f"{result.points:g} / {result.max_points:g}" if result.graded else "not graded"
+            print(
+                f"[{self.done}/{self.total}] {result.path}: {score} ({result.seconds:.0f} s); "
+                f"{_clock(elapsed)} elapsed, about {_clock(left)} left",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _clock(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes}:{rest:02d}"
+
+
+def _leave_out_sources(paths: list[str], course) -> list[str]:
+    """The submissions among ``paths``: the course's own source notebooks are not graded.
+
+    Raises:
+        UsageError: when every path is a source notebook (``grade course/``), in one line.
+    """
+    source = course.source_dir.resolve()
+    sources = [p for p in paths if Path(p).resolve().is_relative_to(source)]
+    if not sources:
+        return paths
+    if len(sources) == len(paths):
+        raise UsageError(
+            f"{', '.join(sorted({str(Path(p).parent.parent) for p in sources}))} holds the "
+            "course's source notebooks (with the solutions and hidden tests), not submissions: "
+            "grade the learners' notebooks (notebooks/, or nbgrader's submitted/), or run "
+            "`python -m autograder verify` to check that the sources score full marks"
+        )
+    print(
+        f"note: left out {len(sources)} of the course's source notebooks (in {source}: "
+        "solutions, not submissions)",
+        file=sys.stderr,
+        flush=True,
+    )
+    return [p for p in paths if p not in sources]
 
 
 def _expand(paths: list[str]) -> list[str]:
@@ -326,7 +404,10 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--json-file", metavar="FILE", help="also write the results as JSON to FILE")
     grade.add_argument("--feedback", metavar="DIR", help="write an HTML feedback page per notebook")
     grade.add_argument(
-        "--jobs", type=int, metavar="N", help="parallel grading processes (default: CPU cores)"
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="parallel grading processes (default: CPU cores); progress goes to stderr",
     )
     grade.add_argument(
         "--timeout", type=float, default=60.0, metavar="S", help="seconds per cell (default: 60)"

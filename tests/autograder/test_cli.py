@@ -1,8 +1,12 @@
-"""The command line with bad input: one line on stderr, a non-zero status, never a traceback."""
+"""The command line: bad input is one line on stderr, a non-zero status, never a traceback; a
+batch shows its progress and each result as soon as it is known."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,7 +14,7 @@ import pytest
 from autograder.__main__ import _save, main
 from autograder.sandbox import problem
 
-from .fixture_course import CORRECT, submission, write
+from .fixture_course import CORRECT, WRONG, submission, write
 
 
 @pytest.fixture
@@ -129,3 +133,49 @@ def test_results_that_cannot_be_written_are_kept_elsewhere(tmp_path, capsys):
     spare = Path(err.rsplit("the results are in ", 1)[1].strip())
     assert json.loads(spare.read_text()) == {"submissions": []}
     spare.unlink()
+
+
+def test_progress_shows_each_result_as_it_comes(demo, tmp_path, monkeypatch):
+    # not a terminal: one line per finished notebook on stderr, each result table on stdout
+    # as soon as it is known (before the next line of progress), not all at the end
+    course, notebooks, stub = demo
+    half = {**CORRECT, "ch01_mean": WRONG["ch01_mean"]}
+    paths = [
+        write(tmp_path / "a.ipynb", submission(stub, CORRECT)),
+        write(tmp_path / "b.ipynb", submission(stub, half)),
+        write(tmp_path / "c.ipynb", stub),
+    ]
+    both = io.StringIO()  # stdout and stderr together, in the order they were written
+    monkeypatch.setattr(sys, "stdout", both)
+    monkeypatch.setattr(sys, "stderr", both)
+    extra = ["--no-sandbox"] if problem() is not None else []
+    code = main(["grade", *map(str, paths), "--course", str(course.root), "--jobs", "2", *extra])
+    assert code == 0
+    lines = both.getvalue().splitlines()
+    assert "grading 3 notebooks, 2 at a time" in lines
+    step = re.compile(r"\[(\d)/3\] (\S+): (\d+ / 6) \(\d+ s\); \d+:\d\d elapsed, about (\S+) left")
+    steps = [(i, step.fullmatch(line)) for i, line in enumerate(lines) if step.fullmatch(line)]
+    assert [m.group(1) for _, m in steps] == ["1", "2", "3"], lines
+    assert steps[-1][1].group(4) == "0:00"
+    tables = [i for i, line in enumerate(lines) if ": chapter 01-demo, " in line]
+    assert len(tables) == 3
+    for (at, match), table, before in zip(steps, tables, [-1] + [i for i, _ in steps]):
+        assert before < table < at, "each result is printed when it is known"
+        assert lines[table].startswith(f"{match.group(2)}: chapter 01-demo, {match.group(3)}")
+    scores = sorted(m.group(3) for _, m in steps)
+    assert scores == ["0 / 6", "3 / 6", "6 / 6"]
+
+
+def test_the_course_source_is_refused_in_one_line(cli, demo, tmp_path):
+    course, notebooks, stub = demo
+    code, out, err = cli("grade", str(course.root))
+    assert code == 2 and out == ""
+    line = _one_line(err)
+    assert "source notebooks" in line and "not submissions" in line and "verify" in line
+    # beside submissions, the sources are left out with one note and the rest is graded
+    path = write(tmp_path / "sub.ipynb", submission(stub, CORRECT))
+    source = course.root / "source" / "01-demo" / "01-demo.ipynb"
+    code, out, err = cli("grade", str(source), str(path), "--jobs", "1")
+    assert code == 0, err
+    assert "note: left out 1 of the course's source notebooks" in err
+    assert "sub.ipynb: chapter 01-demo, 6 / 6" in out and str(source) not in out
