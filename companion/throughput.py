@@ -17,7 +17,7 @@ import torch
 
 from companion._checks import _check_bool, _check_int
 
-__all__ = ["ThroughputTable", "choose_num_workers", "loader_throughput"]
+__all__ = ["ThroughputTable", "choose_num_workers", "loader_throughput", "plan_num_workers"]
 
 
 def _count_samples(batch: Any) -> int:
@@ -250,6 +250,77 @@ def choose_num_workers(throughput: Mapping[int, float], tolerance: float = 0.1) 
         )
     floor = (1 - tolerance) * max(measured.values())
     return min(workers for workers, speed in measured.items() if speed >= floor)
+
+
+def plan_num_workers(
+    table: Sequence[Mapping[str, Any]],
+    batch_size: int,
+    step_samples_per_s: float,
+    cores: int,
+    tolerance: float = 0.1,
+) -> int:
+    """The fewest workers that train within ``tolerance`` of the fastest run the table allows.
+
+    Each row of ``table`` is a loader measured alone: ``{"num_workers", "batch_size",
+    "samples_per_s"}`` (NaN where skipped). Only rows at the run's ``batch_size`` apply, and only
+    worker counts that leave the training process a core of its own (``num_workers <= cores -
+    1``). For each, the run's speed is estimated from how a DataLoader shares the work: with
+    workers, batches are prepared while the step computes, so the slower of the two sets the pace
+    (``min(loader, step)``); with ``num_workers=0`` the training process loads, then computes, so
+    the times add up (``1 / (1 / loader + 1 / step)``). Of the counts whose estimate is at least
+    ``(1 - tolerance)`` times the best, the smallest is returned.
+
+    Args:
+        table: the measured rows, in any order (e.g. a ``ThroughputTable``'s ``rows`` with a
+            ``batch_size`` added).
+        batch_size: the run's batch size.
+        step_samples_per_s: samples per second the training step processes with its data in
+            memory, at ``batch_size``.
+        cores: the cores the run may use (``companion.usable_cores()``).
+        tolerance: how much slower than the best estimate still counts, a fraction in [0, 1).
+
+    Returns:
+        The chosen worker count.
+
+    Raises:
+        ValueError: when no measured row fits the run (its batch size and its cores), or for a
+            bad ``step_samples_per_s``, ``cores`` or ``tolerance``.
+
+    Example:
+        >>> rows = [{"num_workers": w, "batch_size": 64, "samples_per_s": s}
+        ...         for w, s in [(0, 600.0), (2, 1900.0), (4, 2000.0)]]
+        >>> plan_num_workers(rows, batch_size=64, step_samples_per_s=1000.0, cores=4)
+        2
+    """
+    if not isinstance(step_samples_per_s, numbers.Real) or not step_samples_per_s > 0:
+        raise ValueError(
+            f"step_samples_per_s must be a positive number, got {step_samples_per_s!r}."
+        )
+    cores = _check_int("cores", cores, minimum=1)
+    if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real):
+        raise TypeError(f"tolerance must be a number in [0, 1), got {tolerance!r}.")
+    if not 0 <= tolerance < 1:
+        raise ValueError(f"tolerance must be in [0, 1), got {tolerance!r}.")
+    step = float(step_samples_per_s)
+    estimates: dict[int, float] = {}
+    for row in table:
+        workers, speed = int(row["num_workers"]), float(row["samples_per_s"])
+        if row["batch_size"] != batch_size or workers > cores - 1 or math.isnan(speed):
+            continue
+        if speed <= 0:
+            estimate = 0.0
+        elif workers == 0:
+            estimate = 1 / (1 / speed + 1 / step)
+        else:
+            estimate = min(speed, step)
+        estimates[workers] = max(estimate, estimates.get(workers, estimate))
+    if not estimates:
+        raise ValueError(
+            f"no measured row fits a run at batch_size={batch_size} on {cores} core(s) "
+            f"(num_workers <= {cores - 1}): measure that batch size, with fewer workers."
+        )
+    floor = (1 - tolerance) * max(estimates.values())
+    return min(workers for workers, estimate in estimates.items() if estimate >= floor)
 
 
 def loader_throughput(

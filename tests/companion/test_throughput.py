@@ -6,7 +6,12 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from companion.throughput import ThroughputTable, choose_num_workers, loader_throughput
+from companion.throughput import (
+    ThroughputTable,
+    choose_num_workers,
+    loader_throughput,
+    plan_num_workers,
+)
 
 matplotlib.use("Agg")
 
@@ -118,3 +123,32 @@ def test_table_recommend_uses_each_count_at_its_faster_pin_setting():
     assert ThroughputTable(rows).recommend(tolerance=0.05) == 2
     with pytest.raises(ValueError, match="no row of this table was measured"):
         ThroughputTable(rows[3:]).recommend()
+
+
+def _rows(*entries):
+    return [{"num_workers": w, "batch_size": b, "samples_per_s": s} for w, b, s in entries]
+
+
+@pytest.mark.parametrize(
+    ("rows", "kwargs", "expected"),
+    [
+        # loading adds to the step without workers: 0 workers give 1/(1/3000+1/1000) = 750
+        (_rows((0, 64, 3000.0), (1, 64, 1500.0)), {}, 1),
+        # a loader far faster than the step: 0 workers are within 10 % of the best (952 vs 1000)
+        (_rows((0, 64, 20000.0), (2, 64, 30000.0)), {}, 0),
+        # rows at another batch size, or with more workers than cores - 1, do not apply
+        (_rows((0, 64, 300.0), (1, 64, 900.0), (2, 256, 5000.0), (3, 64, 5000.0)), {}, 1),
+        # NaN rows are skipped; a bound exactly at (1 - tolerance) * best counts
+        (_rows((1, 64, float("nan")), (2, 64, 900.0), (3, 64, 1000.0)), {"cores": 8}, 2),
+    ],
+)
+def test_plan_num_workers(rows, kwargs, expected):
+    args = {"batch_size": 64, "step_samples_per_s": 1000.0, "cores": 4} | kwargs
+    assert plan_num_workers(rows, **args) == expected
+
+
+def test_plan_num_workers_says_when_nothing_fits():
+    with pytest.raises(ValueError, match="batch_size=32"):
+        plan_num_workers(_rows((0, 64, 100.0)), batch_size=32, step_samples_per_s=1.0, cores=2)
+    with pytest.raises(ValueError, match="num_workers <= 0"):
+        plan_num_workers(_rows((1, 64, 100.0)), batch_size=64, step_samples_per_s=1.0, cores=1)

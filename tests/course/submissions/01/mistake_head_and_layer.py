@@ -1,6 +1,6 @@
 # Corpus: the head's input size written as a number from another ResNet (2048); another file
 # takes layer4 instead of layer3.
-# %% ch01_resnet_with_features points=0 feedback="read in_features from the old head"
+# %% ch01_resnet_with_features points=0 feedback="the old head's input features"
 class ResNetWithFeatures(nn.Module):
     def __init__(self, backbone, num_classes):
         super().__init__()

@@ -21,16 +21,22 @@ class MemmapDataset(Dataset):
         state["inputs"] = None
         return state
 # %% ch05_choose_num_workers points=3 feedback=passed
-def choose_num_workers(throughput: dict[int, float], tolerance: float = 0.1) -> int:
-    if tolerance < 0 or tolerance >= 1:
-        raise ValueError("tolerance must be in [0, 1)")
-    valid = {k: v for k, v in throughput.items() if not math.isnan(v)}
-    if not valid:
-        raise ValueError("nothing was measured")
-    best = max(valid.values())
-    for workers in sorted(valid):
-        if valid[workers] >= (1 - tolerance) * best:
-            return workers
+def choose_num_workers(table, batch_size, step_samples_per_s, cores, tolerance=0.1):
+    run_speed = {}
+    for row in table:
+        w, speed = row["num_workers"], row["samples_per_s"]
+        if row["batch_size"] != batch_size or w >= cores or math.isnan(speed):
+            continue
+        if w == 0:
+            # one process does both jobs: seconds per sample add up
+            run_speed[w] = 1.0 / (1.0 / speed + 1.0 / step_samples_per_s)
+        else:
+            # workers load while the step computes: the slower one is the limit
+            run_speed[w] = min(speed, step_samples_per_s)
+    if not run_speed:
+        raise ValueError("no row of the table fits this run")
+    best = max(run_speed.values())
+    return min(w for w in run_speed if run_speed[w] >= (1 - tolerance) * best)
 # %% ch05_pad_collate points=3 feedback=passed
 def pad_collate(batch, pad_value=0):
     seqs = [s for s, _ in batch]

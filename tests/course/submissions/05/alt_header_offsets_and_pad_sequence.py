@@ -30,14 +30,28 @@ class MemmapDataset(Dataset):
     def __getstate__(self):
         return {**self.__dict__, "_rows": {}}
 # %% ch05_choose_num_workers points=3 feedback=passed
-def choose_num_workers(throughput, tolerance=0.1):
-    if not 0 <= tolerance < 1:
-        raise ValueError("tolerance outside [0, 1)")
-    measured = sorted((w, s) for w, s in throughput.items() if s == s)  # NaN != NaN
-    if len(measured) == 0:
-        raise ValueError("empty sweep")
-    top = max(s for _, s in measured)
-    return next(w for w, s in measured if s >= top * (1 - tolerance))
+def choose_num_workers(table, batch_size, step_samples_per_s, cores, tolerance=0.1):
+    # time per sample, in seconds: the loader's and the step's
+    step_time = 1 / step_samples_per_s
+    usable = sorted(
+        (r for r in table
+         if r["batch_size"] == batch_size and r["num_workers"] <= cores - 1
+         and r["samples_per_s"] == r["samples_per_s"]),  # NaN != NaN
+        key=lambda r: r["num_workers"],
+    )
+    if len(usable) == 0:
+        raise ValueError(f"nothing measured at batch size {batch_size} within {cores} cores")
+    times = []
+    for r in usable:
+        load_time = 1 / r["samples_per_s"]
+        if r["num_workers"]:
+            times.append(max(load_time, step_time))  # overlapped
+        else:
+            times.append(load_time + step_time)  # one after the other
+    fastest = min(times)
+    for r, t in zip(usable, times):
+        if 1 / t >= (1 - tolerance) / fastest:
+            return r["num_workers"]
 # %% ch05_pad_collate points=3 feedback=passed
 from torch.nn.utils.rnn import pad_sequence
 

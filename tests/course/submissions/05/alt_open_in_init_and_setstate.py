@@ -25,15 +25,18 @@ class MemmapDataset(Dataset):
         self.__dict__.update(state)
         self._open()
 # %% ch05_choose_num_workers points=3 feedback=passed
-def choose_num_workers(throughput, tolerance=0.1):
-    if not (0.0 <= tolerance < 1.0):
-        raise ValueError(f"bad tolerance {tolerance}")
-    workers = np.array(sorted(throughput), dtype=np.int64)
-    speeds = np.array([throughput[w] for w in workers], dtype=np.float64)
-    if workers.size == 0 or np.all(np.isnan(speeds)):
-        raise ValueError("no measurement")
-    good = speeds >= (1.0 - tolerance) * np.nanmax(speeds)  # NaN compares False
-    return int(workers[np.argmax(good)])
+def choose_num_workers(table, batch_size, step_samples_per_s, cores, tolerance=0.1):
+    w = np.array([r["num_workers"] for r in table])
+    b = np.array([r["batch_size"] for r in table])
+    s = np.array([r["samples_per_s"] for r in table], dtype=float)
+    ok = (b == batch_size) & (w + 1 <= cores) & ~np.isnan(s)
+    if not ok.any():
+        raise ValueError("no measured setting fits")
+    w, s = w[ok], s[ok]
+    run = np.where(w == 0, s * step_samples_per_s / (s + step_samples_per_s),
+                   np.minimum(s, step_samples_per_s))
+    good = run >= (1 - tolerance) * run.max()
+    return int(w[good].min())
 # %% ch05_pad_collate points=3 feedback=passed
 import torch.nn.functional as F
 

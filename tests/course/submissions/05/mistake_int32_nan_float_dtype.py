@@ -1,4 +1,5 @@
-# Corpus: targets kept in the file's dtype; NaN speeds compared; padded made as float32 zeros.
+# Corpus: targets kept in the file's dtype; NaN speeds not skipped (they slip past a `not <`);
+# padded made as float32 zeros.
 # %% ch05_memmap_dataset points=0 feedback="int64 tensor of shape ()"
 class MemmapDataset(Dataset):
     def __init__(self, folder):
@@ -19,13 +20,16 @@ class MemmapDataset(Dataset):
         state["inputs"] = None
         return state
 # %% ch05_choose_num_workers points=0 feedback="NaN"
-def choose_num_workers(throughput, tolerance=0.1):
-    if not 0 <= tolerance < 1:
-        raise ValueError("tolerance")
-    if not throughput:
-        raise ValueError("empty")
-    best = max(throughput.values())
-    return min(w for w, s in throughput.items() if s >= (1 - tolerance) * best)
+def choose_num_workers(table, batch_size, step_samples_per_s, cores, tolerance=0.1):
+    run = {}
+    for row in table:
+        w, s = row["num_workers"], row["samples_per_s"]
+        if row["batch_size"] == batch_size and w <= cores - 1:
+            run[w] = 1 / (1 / s + 1 / step_samples_per_s) if w == 0 else min(s, step_samples_per_s)
+    if not run:
+        raise ValueError("nothing fits")
+    best = max(run.values())
+    return min(w for w, s in run.items() if not s < (1 - tolerance) * best)
 # %% ch05_pad_collate points=0 feedback="keep the sequences' dtype"
 def pad_collate(batch, pad_value=0):
     longest = max(len(s) for s, _ in batch)

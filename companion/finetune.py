@@ -1,0 +1,79 @@
+"""Freezing part of a pretrained model for fine-tuning (the reference for chapter 1's exercise)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+__all__ = ["freeze_for_finetuning"]
+
+
+def _stay_in_eval(self: nn.Module, mode: bool = True) -> nn.Module:
+    # Bound to a frozen BatchNorm as its own ``train``: ``model.train()`` reaches every child
+    # through ``child.train(mode)``, so this keeps the layer on its running statistics.
+    return nn.Module.train(self, False)
+
+
+def freeze_for_finetuning(model: nn.Module, trainable: Sequence[str], lr: float) -> torch.optim.SGD:
+    """Freeze every part of ``model`` except the submodules named in ``trainable``.
+
+    A parameter is trainable when it belongs to a named module, at any depth (``"layer4"``
+    covers ``layer4.0.conv1.weight``; names are matched as module names, so ``"conv1"`` does
+    not cover ``layer1.0.conv1``). Every other parameter stops requiring grad, and every
+    BatchNorm layer outside the named modules is put in eval mode and kept there: its ``train``
+    is replaced, so a later ``model.train()`` leaves it on its running statistics. The trainable
+    part is left in training mode.
+
+    Args:
+        model: the pretrained model, changed in place.
+        trainable: module names as ``model.named_modules()`` gives them, e.g. ``["layer4", "fc"]``.
+        lr: the learning rate of the returned optimizer.
+
+    Returns:
+        ``torch.optim.SGD(params, lr=lr, momentum=0.9)`` over the trainable parameters only.
+
+    Raises:
+        TypeError: ``trainable`` is a single string instead of a list of names.
+        ValueError: a name is not a submodule of ``model``, or nothing would be trained.
+
+    Example:
+        >>> model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
+        >>> optimizer = freeze_for_finetuning(model, ["2"], lr=0.1)
+        >>> [name for name, p in model.named_parameters() if p.requires_grad]
+        ['2.weight', '2.bias']
+        >>> model.train()[1].training
+        False
+    """
+    if isinstance(trainable, str):
+        raise TypeError(
+            f"trainable must be a list of module names, got the string {trainable!r}: "
+            f"write [{trainable!r}]"
+        )
+    names = dict(model.named_modules())
+    unknown = [t for t in trainable if not t or t not in names]
+    if unknown:
+        children = [n for n, _ in model.named_children()]
+        raise ValueError(
+            f"trainable names {unknown} are not submodules of the model; names come from "
+            f"model.named_modules(), e.g. its children {children}"
+        )
+    prefixes = tuple(trainable)
+
+    def inside(name: str) -> bool:
+        return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+    params = []
+    for name, param in model.named_parameters():
+        param.requires_grad_(inside(name))
+        if inside(name):
+            params.append(param)
+    if not params:
+        raise ValueError(f"the modules {list(trainable)} hold no parameters: nothing to train")
+    model.train()
+    for name, module in model.named_modules():
+        if isinstance(module, nn.modules.batchnorm._BatchNorm) and not inside(name):
+            module.train = _stay_in_eval.__get__(module)
+            module.train()
+    return torch.optim.SGD(params, lr=lr, momentum=0.9)

@@ -1,0 +1,75 @@
+"""Tests for companion.finetune.freeze_for_finetuning."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+from torch import nn
+from torchvision.models.resnet import BasicBlock, ResNet
+
+from companion.finetune import freeze_for_finetuning
+
+
+def _model() -> nn.Module:
+    torch.manual_seed(0)
+    return ResNet(BasicBlock, [1, 1, 1, 1], num_classes=3)
+
+
+def _train(model, optimizer, epochs=2):
+    torch.manual_seed(1)
+    for _ in range(epochs):
+        model.train()  # what a training loop does at the start of every epoch
+        optimizer.zero_grad()
+        inputs, targets = torch.randn(4, 3, 32, 32) + 1, torch.randint(0, 3, (4,))
+        nn.functional.cross_entropy(model(inputs), targets).backward()
+        optimizer.step()
+
+
+def test_only_the_named_modules_train_and_frozen_batch_norm_keeps_its_statistics():
+    model = _model()
+    before = copy.deepcopy(model.state_dict())
+    optimizer = freeze_for_finetuning(model, ["layer4", "fc"], lr=0.1)
+    assert isinstance(optimizer, torch.optim.SGD) and optimizer.defaults["momentum"] == 0.9
+    trainable = {n for n, p in model.named_parameters() if p.requires_grad}
+    assert trainable == {n for n, _ in model.named_parameters() if n.startswith(("layer4.", "fc."))}
+    assert {id(p) for g in optimizer.param_groups for p in g["params"]} == {
+        id(p) for p in model.parameters() if p.requires_grad
+    }
+    _train(model, optimizer)
+    after = model.state_dict()
+    for key, value in before.items():
+        if key.startswith(("layer4.", "fc.")):
+            if not key.endswith("num_batches_tracked"):
+                assert not torch.equal(after[key], value), f"{key} did not train"
+        else:
+            assert torch.equal(after[key], value), f"frozen {key} changed"
+    assert all(p.grad is None for n, p in model.named_parameters() if n not in trainable)
+
+
+def test_names_are_module_names_not_substrings():
+    model = _model()
+    freeze_for_finetuning(model, ["conv1", "fc"], lr=0.1)
+    trainable = {n for n, p in model.named_parameters() if p.requires_grad}
+    assert trainable == {"conv1.weight", "fc.weight", "fc.bias"}
+
+
+def test_trainable_batch_norm_keeps_training_mode():
+    model = _model()
+    freeze_for_finetuning(model, ["bn1", "fc"], lr=0.1)
+    model.train()
+    assert model.bn1.training and not model.layer1[0].bn1.training
+    model.eval()
+    assert not model.bn1.training
+
+
+@pytest.mark.parametrize(
+    ("trainable", "error", "words"),
+    [("fc", TypeError, "write ['fc']"), (["head"], ValueError, "not submodules"),
+     (["relu"], ValueError, "no parameters")],
+)  # fmt: skip
+def test_bad_arguments_name_the_problem(trainable, error, words):
+    with pytest.raises(error, match=None) as info:
+        freeze_for_finetuning(_model(), trainable, lr=0.1)
+    assert words in str(info.value)
