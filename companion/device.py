@@ -71,6 +71,6 @@ def pick_device(device: str | torch.device = "auto") -> torch.device:
     if dev.type == "mps" and not _mps_available():
         raise RuntimeError(
             f"device={device!r} was requested but Apple MPS is not available on this machine "
-            f"(it needs Apple silicon and macOS 12.3+); use device='auto'"
+            f"(it needs Apple silicon and, for current wheels, macOS 14 or later); use device='auto'"
         )
     return dev

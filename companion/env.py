@@ -361,7 +361,14 @@ def _device_checks(report: DoctorReport, driver: str | None, wheel: str | None) 
         add(Check("devices", "MPS", OK, "Apple silicon GPU (Metal)"))
         devices.append("mps")
     elif mps is not None and mps.is_built() and sys.platform == "darwin":
-        add(Check("devices", "MPS", SKIP, "built in, but not available (needs macOS 12.3+)"))
+        add(
+            Check(
+                "devices",
+                "MPS",
+                SKIP,
+                "built in, but not available (current wheels need macOS 14 or later)",
+            )
+        )
     else:
         add(Check("devices", "MPS", SKIP, "not available (only on Apple silicon Macs)"))
     cpu = _cpu_name()
@@ -631,8 +638,8 @@ _RULES: list[tuple[str, str, str, str, str]] = [
         "mps_unavailable",
         r"MPS backend is supported on MacOS|not linked with support for mps|MPS backend is "
         r"not available|mps.*not available",
-        "Apple's MPS backend is not usable here: not an Apple silicon Mac, macOS older than "
-        "12.3, or a torch build without MPS.",
+        "Apple's MPS backend is not usable here: not an Apple silicon Mac, a macOS older than "
+        "current wheels need (macOS 14), or a torch build without MPS.",
         "Check torch.backends.mps.is_available() and torch.backends.mps.is_built(); update "
         "macOS, or fall back to the CPU with companion.pick_device('auto').",
         _CH2,

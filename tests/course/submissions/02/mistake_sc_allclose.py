@@ -1,35 +1,23 @@
-# Corpus: the product checked element by element with tight tolerances: TF32-sized rounding fails.
-# %% ch02_self_check points=0 feedback="element-wise"
-def self_check(device, size=256, matmul=torch.matmul):
-    result = {"torch": torch.__version__, "cuda_runtime": torch.version.cuda,
-              "device": "SKIP", "compute": "SKIP", "seconds": None}
+# Corpus: self_check compares element by element with torch.allclose's default tolerances.
+# %% ch02_self_check points=0 feedback="element-wise tolerances"
+def self_check(device, place=None, matmul=torch.matmul):
     dev = torch.device(device)
-    if dev.type == "cpu":
-        ok = True
-    elif dev.type == "cuda":
-        index = 0 if dev.index is None else dev.index
-        ok = torch.cuda.is_available() and index < torch.cuda.device_count()
-    elif dev.type == "mps":
-        ok = torch.backends.mps.is_available()
-    else:
-        ok = False
-    if not ok:
-        return result
-    result["device"] = "OK"
-    a = torch.randn(size, size)
-    b = torch.randn(size, size)
-    expected = a.double() @ b.double()
+    if dev.type == "cuda":
+        if not torch.backends.cuda.is_built():
+            return "not_built"
+        if not torch.cuda.is_available() or (dev.index or 0) >= torch.cuda.device_count():
+            return "not_available"
+    if dev.type == "mps":
+        if not torch.backends.mps.is_built():
+            return "not_built"
+        if not torch.backends.mps.is_available():
+            return "not_available"
+    place = place or (lambda t: t.to(dev))
+    a, b = torch.randn(64, 64), torch.randn(64, 64)
     try:
-        a_dev, b_dev = a.to(dev), b.to(dev)
-        if dev.type == "cuda":
-            torch.cuda.synchronize(dev)
-        t0 = time.perf_counter()
-        c = matmul(a_dev, b_dev)
-        if dev.type == "cuda":
-            torch.cuda.synchronize(dev)
-        result["seconds"] = time.perf_counter() - t0
-        c = c.cpu().double()
-        result["compute"] = "OK" if torch.allclose(c, expected, rtol=1e-4, atol=1e-4) else "FAIL"
+        c = matmul(place(a), place(b))
     except Exception:
-        result["compute"] = "FAIL"
-    return result
+        return "crashed"
+    if c.device.type != dev.type:
+        return "wrong_device"
+    return "ok" if torch.allclose(c.cpu(), a @ b) else "wrong_result"

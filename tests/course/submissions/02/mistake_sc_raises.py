@@ -1,37 +1,22 @@
-# Corpus: an exception from matmul is not caught: self_check raises instead of reporting FAIL.
+# Corpus: self_check lets an exception from place or matmul escape instead of answering "crashed".
 # %% ch02_self_check points=0 feedback="never raise"
-def self_check(device, size=256, matmul=torch.matmul):
-    result = {"torch": torch.__version__, "cuda_runtime": torch.version.cuda,
-              "device": "SKIP", "compute": "SKIP", "seconds": None}
+def self_check(device, place=None, matmul=torch.matmul):
     dev = torch.device(device)
-    if dev.type == "cpu":
-        ok = True
-    elif dev.type == "cuda":
-        index = 0 if dev.index is None else dev.index
-        ok = torch.cuda.is_available() and index < torch.cuda.device_count()
-    elif dev.type == "mps":
-        ok = torch.backends.mps.is_available()
-    else:
-        ok = False
-    if not ok:
-        return result
-    result["device"] = "OK"
-    a = torch.randn(size, size)
-    b = torch.randn(size, size)
-    expected = a.double() @ b.double()
-    if True:
-        a_dev, b_dev = a.to(dev), b.to(dev)
-        if dev.type == "cuda":
-            torch.cuda.synchronize(dev)
-        t0 = time.perf_counter()
-        c = matmul(a_dev, b_dev)
-        if dev.type == "cuda":
-            torch.cuda.synchronize(dev)
-        result["seconds"] = time.perf_counter() - t0
-        c = c.cpu().double()
-        if not torch.isfinite(c).all():
-            result["compute"] = "FAIL"
-        else:
-            rel = torch.linalg.norm(c - expected) / torch.linalg.norm(expected)
-            result["compute"] = "OK" if rel.item() <= 0.01 else "FAIL"
-    return result
+    if dev.type == "cuda":
+        if not torch.backends.cuda.is_built():
+            return "not_built"
+        if not torch.cuda.is_available() or (dev.index or 0) >= torch.cuda.device_count():
+            return "not_available"
+    if dev.type == "mps":
+        if not torch.backends.mps.is_built():
+            return "not_built"
+        if not torch.backends.mps.is_available():
+            return "not_available"
+    place = place or (lambda t: t.to(dev))
+    a, b = torch.randn(64, 64), torch.randn(64, 64)
+    c = matmul(place(a), place(b))
+    if c.device.type != dev.type:
+        return "wrong_device"
+    exact = a.double() @ b.double()
+    err = ((c.cpu().double() - exact).norm() / exact.norm()).item()
+    return "ok" if err < 0.01 else "wrong_result"

@@ -1,0 +1,14 @@
+# Corpus: choose_wheel looks only at the GPU's kernels: any wheel is assumed to run on the driver.
+# %% ch02_choose_wheel points=0 feedback="major version never runs"
+def choose_wheel(driver_cuda, capability, wheels):
+    if driver_cuda is None or capability is None:
+        return "cpu"
+    best, best_v = "cpu", None
+    for tag, archs in wheels.items():
+        if tag == "cpu":
+            continue
+        v = (int(tag[2:-1]), int(tag[-1]))
+        if any(int(a[3:-1]) == capability[0] and int(a[-1]) <= capability[1] for a in archs):
+            if best_v is None or v > best_v:
+                best, best_v = tag, v
+    return best

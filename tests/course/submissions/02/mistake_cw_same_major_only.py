@@ -1,0 +1,16 @@
+# Corpus: choose_wheel accepts any kernel of the GPU's major version, newer minor versions too.
+# %% ch02_choose_wheel points=0 feedback="older minor version"
+def choose_wheel(driver_cuda, capability, wheels):
+    if driver_cuda is None or capability is None:
+        return "cpu"
+    d = tuple(int(x) for x in driver_cuda.split(".")[:2])
+    best, best_v = "cpu", None
+    for tag, archs in wheels.items():
+        if tag == "cpu":
+            continue
+        v = (int(tag[2:-1]), int(tag[-1]))
+        if (v <= d or (v[0] == d[0] and d[0] >= 11)) and any(
+                int(a[3:-1]) == capability[0] for a in archs):
+            if best_v is None or v > best_v:
+                best, best_v = tag, v
+    return best

@@ -1,0 +1,25 @@
+# Corpus: self_check makes the matrices on the device itself and never calls place.
+# %% ch02_self_check points=0 feedback="put on the device with place"
+def self_check(device, place=None, matmul=torch.matmul):
+    dev = torch.device(device)
+    if dev.type == "cuda":
+        if not torch.backends.cuda.is_built():
+            return "not_built"
+        if not torch.cuda.is_available() or (dev.index or 0) >= torch.cuda.device_count():
+            return "not_available"
+    if dev.type == "mps":
+        if not torch.backends.mps.is_built():
+            return "not_built"
+        if not torch.backends.mps.is_available():
+            return "not_available"
+    try:
+        a = torch.randn(64, 64, device=dev)
+        b = torch.randn(64, 64, device=dev)
+        c = matmul(a, b)
+    except Exception:
+        return "crashed"
+    if c.device.type != dev.type:
+        return "wrong_device"
+    exact = a.cpu().double() @ b.cpu().double()
+    err = ((c.cpu().double() - exact).norm() / exact.norm()).item()
+    return "ok" if err < 0.01 else "wrong_result"
