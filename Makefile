@@ -78,15 +78,17 @@ browser:
 	  $(call DEBIAN_PACKAGES,chromium fonts-liberation,the browser tests); }
 
 # Each stage is timed, and a table of the times ends the output (.ci/stages.py). The first stage
-# that fails stops the run, as make would.
+# that fails stops the run, as make would. The stages call make through SUBMAKE, not $(MAKE)
+# itself, so that `make -n test` prints the command instead of running the whole suite.
+SUBMAKE = $(MAKE) --no-print-directory
 test:
 	@$(PYTHON) .ci/stages.py \
-	  setup "$(MAKE) --no-print-directory setup sandbox browser" \
+	  setup "$(SUBMAKE) setup sandbox browser" \
 	  ruff "$(BIN)/ruff check companion autograder tests benchmarks examples" \
 	  pytest "$(BIN)/python -m pytest -n 2 --dist loadscope --durations 15 tests" \
 	  verify "$(BIN)/python -m autograder verify" \
-	  setup-oldest "$(MAKE) --no-print-directory $(OLDEST_STAMP)" \
-	  test-oldest "$(MAKE) --no-print-directory test-oldest"
+	  setup-oldest "$(SUBMAKE) $(OLDEST_STAMP)" \
+	  test-oldest "$(SUBMAKE) test-oldest"
 
 test-oldest: $(OLDEST_STAMP)
 	@echo "companion tests on torch $(TORCH_OLDEST) ($(OLDEST)):"
