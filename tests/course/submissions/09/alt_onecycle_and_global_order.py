@@ -3,10 +3,10 @@
 # torch.export first, then the ExportedProgram converted, with every module's mode put back.
 # %% ch09_train_classifier points=4 feedback=passed
 def train_classifier(model, train_ds):
-    loader = DataLoader(train_ds, batch_size=16, shuffle=True, drop_last=False)
-    epochs = 10
-    optimizer = torch.optim.AdamW(model.parameters(), lr=5e-3, weight_decay=1e-3)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=5e-3,
+    loader = DataLoader(train_ds, batch_size=32, shuffle=True, drop_last=False)
+    epochs = 30
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=1e-3)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-2,
                                                    total_steps=epochs * len(loader))
     for _ in range(epochs):
         model.train()

@@ -8,7 +8,7 @@ import copy
 def train_classifier(model, train_ds):
     images = torch.stack([train_ds[i][0] for i in range(len(train_ds))])
     labels = torch.stack([torch.as_tensor(train_ds[i][1]) for i in range(len(train_ds))])
-    epochs, batch = 20, 24
+    epochs, batch = 30, 24
     steps = epochs * ((len(images) + batch - 1) // batch)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)

@@ -1,6 +1,11 @@
-# Corpus: the companion's references under other names: fit for the recipe, save_checkpoint and
-# load_checkpoint for the resume, export_onnx for the export.
+# Corpus: the companion's references under other names: smoke_test for the check, fit for the
+# recipe, save_checkpoint and load_checkpoint for the resume, export_onnx for the export.
 # review: called the companion's reference
+# %% ch09_smoke_check points=0 feedback="not delegated to the companion"
+def smoke_check(model, train_ds, optimizer, loss_fn):
+    report = companion.smoke_test(model, train_ds, optimizer=optimizer, loss_fn=loss_fn)
+    names = {"backward": "gradient", "step": "step", "overfit": "fit"}
+    return [names[s.stage] for s in report.stages if s.status == "FAIL" and s.stage in names]
 # %% ch09_train_classifier points=0 feedback="not delegated to the companion"
 from companion import fit as _train
 
