@@ -29,7 +29,9 @@ class EpochBar:
         """Show ``tally.batches`` done and the running loss, touching tqdm at most every 0.1 s.
 
         Called after every optimizer step; a person reads the bar a few times a second, and the
-        loop pays for each call, so most calls only remember the tally.
+        loop pays for each call, so most calls only remember the tally. The running loss is
+        read from the device (``tally.mean_loss`` waits for the queued steps) at most every
+        0.5 s, the only reads inside an epoch besides checkpoints.
         """
         self._tally = tally
         now = time.monotonic()

@@ -58,7 +58,12 @@ class NonFiniteLossError(FloatingPointError):
 
 @dataclass
 class _Tally:
-    """Running totals of one epoch; plain values so a mid-epoch checkpoint can hold them."""
+    """Running totals of one epoch; plain values so a mid-epoch checkpoint can hold them.
+
+    The losses of the steps since the last :meth:`settle` stay on the device, unread: reading a
+    GPU tensor waits for every queued step to finish. ``settle`` reads them in one transfer
+    and folds them in on the host, in order, exactly as reading each step would.
+    """
 
     loss_sum: float = 0.0
     samples: int = 0
@@ -66,9 +71,59 @@ class _Tally:
     steps: int = 0  # optimizer steps taken
     skipped: int = 0  # steps skipped (non-finite loss, or the fp16 scaler found inf/NaN)
 
+    def __post_init__(self) -> None:
+        # per step: (first batch index, [(detached loss, samples), ...]), not yet read
+        self._pending: list[tuple[int, list]] = []
+        self.epoch = 0  # for the error message
+
+    def defer(self, first_batch: int, losses: list) -> None:
+        self._pending.append((first_batch, losses))
+        if len(self._pending) >= _SETTLE_EVERY:  # bounds the device memory they hold
+            self.settle()
+
+    def settle(self) -> None:
+        """Read the unread losses (one transfer) and add them up; raise at a non-finite one."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        values = iter(torch.stack([loss for _, group in pending for loss, _ in group]).tolist())
+        for first_batch, group in pending:
+            group_sum = 0.0
+            for offset, (_, n) in enumerate(group):
+                value = next(values)
+                if not math.isfinite(value):
+                    batch = first_batch + offset
+                    raise NonFiniteLossError(_nonfinite_message(value, self.epoch, batch, True))
+                group_sum += value * n
+            self.loss_sum += group_sum
+
     @property
     def mean_loss(self) -> float:
+        self.settle()
         return self.loss_sum / self.samples if self.samples else math.nan
+
+    def state(self) -> dict:
+        """The plain values a checkpoint holds (after reading what is pending)."""
+        self.settle()
+        return asdict(self)
+
+
+_SETTLE_EVERY = 4096  # steps whose losses may wait on the device before they are read
+
+
+def _nonfinite_message(value: float, epoch: int, batch: int, late: bool = False) -> str:
+    when = (
+        " (read when the losses were next collected: the steps after it were taken, so the "
+        "weights may hold NaN; no checkpoint was written after it)"
+        if late
+        else ""
+    )
+    return (
+        f"the loss is {value} in epoch {epoch + 1}, batch {batch + 1}{when}. "
+        f"Usual causes: a learning rate too high, log() or division of zero, fp16 "
+        f"overflow without a scaler, bad inputs (check torch.isfinite(inputs)). "
+        f"Pass skip_nonfinite=True to skip such steps instead."
+    )
 
 
 def _move(obj, device: torch.device, non_blocking: bool):
@@ -167,6 +222,7 @@ def _train_steps(model, loader, optimizer, loss_fn, *, device, amp, scaler, accu
                  loss_takes_inputs=False):  # fmt: skip
     """Train over ``loader``, yielding ``tally`` after every optimizer step."""
     model.train()
+    tally.epoch = epoch
     loss_fn = _with_inputs(loss_fn) if loss_takes_inputs else loss_fn
     # everything that does not change between steps is settled once, here: this loop's own
     # Python is what it costs over a hand-written loop (benchmarks/loop_overhead.py)
@@ -236,7 +292,7 @@ def _step(model, optimizer, loss_fn, device, non_blocking, amp_context, scaler, 
     else:
         counts = [_count(inputs, targets) for inputs, targets in group]
         total = sum(counts)
-    loss_sum = 0.0
+    losses, loss_sum = [], 0.0
     optimizer.zero_grad(set_to_none=True)
     for (inputs, targets), n in zip(group, counts):
         inputs = _move(inputs, device, non_blocking)
@@ -253,16 +309,13 @@ def _step(model, optimizer, loss_fn, device, non_blocking, amp_context, scaler, 
         else:
             scaled = loss
         (scaler.scale(scaled) if scaler is not None else scaled).backward()
-        value = loss.item()
+        if not skip_nonfinite:
+            # read later, with others (_Tally.settle); a loss may be (1,)-shaped
+            losses.append((loss.detach().reshape(()) if loss.ndim else loss.detach(), n))
+            continue
+        value = loss.item()  # skipping a step is decided here, on the host: one read per step
         if not math.isfinite(value):
             optimizer.zero_grad(set_to_none=True)
-            if not skip_nonfinite:
-                raise NonFiniteLossError(
-                    f"the loss is {value} in epoch {epoch + 1}, batch {tally.batches + 1}. "
-                    f"Usual causes: a learning rate too high, log() or division of zero, fp16 "
-                    f"overflow without a scaler, bad inputs (check torch.isfinite(inputs)). "
-                    f"Pass skip_nonfinite=True to skip such steps instead."
-                )
             tally.skipped += 1
             tally.batches += len(group)
             return
@@ -286,7 +339,10 @@ def _step(model, optimizer, loss_fn, device, non_blocking, amp_context, scaler, 
             scheduler.step()
     else:
         tally.skipped += 1
-    tally.loss_sum += loss_sum
+    if skip_nonfinite:
+        tally.loss_sum += loss_sum
+    else:
+        tally.defer(tally.batches, losses)
     tally.samples += total
     tally.batches += len(group)
 
@@ -313,6 +369,13 @@ def train_one_epoch(
     Puts the model in train mode, clears gradients before every step, and moves each batch
     to ``device`` (the model must already be there).
 
+    The losses stay on the device, so the loop never waits for the GPU between steps: they
+    are read together, in one transfer, when their sum is needed (the epoch's end, ``fit``'s
+    progress bar at most twice a second, a checkpoint) and at least every 4096 steps. A NaN or
+    infinite loss is found then and raises :class:`NonFiniteLossError` naming its epoch and
+    batch; the steps queued after it have been taken by then, so the weights may already hold
+    NaN (no checkpoint is written past it). ``skip_nonfinite=True`` reads each loss at its step.
+
     Args:
         model, loader, optimizer, loss_fn: the usual; ``loader`` yields ``(inputs, targets)``,
             where ``inputs`` may be a tensor, a tuple (passed as ``model(*inputs)``) or a dict
@@ -327,7 +390,11 @@ def train_one_epoch(
         clip_grad_norm: max gradient norm, applied after unscaling.
         scheduler: stepped after every optimizer step actually taken (per-step schedules);
             a step skipped by the scaler does not advance it.
-        skip_nonfinite: skip a step whose loss is NaN/inf instead of raising.
+        skip_nonfinite: skip a step whose loss is NaN/inf instead of raising: no optimizer
+            or scheduler step, gradients cleared, the weights as they were. Whether to call
+            ``optimizer.step()`` is decided on the host, so this reads every micro-batch's loss
+            when it is computed (on a GPU, a wait per step, as ``GradScaler`` makes for
+            non-fused optimizers).
         epoch: the 0-based epoch index, used in error messages.
         batch_fn: ``batch_fn(batch) -> (inputs, targets)`` for loaders that yield something
             else, e.g. ``lambda b: (b["x"], b["y"])`` for dict batches. Targets may be any
@@ -339,7 +406,8 @@ def train_one_epoch(
         The mean loss over the epoch's samples (NaN if every step was skipped).
 
     Raises:
-        NonFiniteLossError: the loss became NaN or inf (unless ``skip_nonfinite``).
+        NonFiniteLossError: a loss was NaN or inf (unless ``skip_nonfinite``), raised when the
+            losses are read (above).
         TypeError: the loader yields something other than ``(inputs, targets)``.
         ValueError: a bad argument (``accumulate < 1``, unknown ``amp``, fp16 without scaler,
             model on another device).
@@ -435,7 +503,7 @@ def evaluate(
     totals = MetricTotals(check_metrics(metrics))
     _check_model_device(model, device)
     modes = {m: m.training for m in model.modules()}
-    loss_sum, correct, samples, classification = 0.0, 0, 0, True
+    losses, hits, samples, classification = [], [], 0, True
     model.eval()
     try:
         with torch.inference_mode():
@@ -452,19 +520,25 @@ def evaluate(
                     check_loss_value(loss, loss_fn, f"evaluation batch {i + 1}")
                 n = _count(inputs, targets)
                 samples += n
-                loss_sum += loss.item() * n
+                losses.append((loss.reshape(()) if loss.ndim else loss, n))  # read after the loop
                 totals.update(outputs, targets, n)
                 classification = classification and _is_classification(outputs, targets)
                 if classification:
-                    correct += (outputs.argmax(dim=1) == targets).sum().item()
+                    hits.append((outputs.argmax(dim=1) == targets).sum())
+            if samples:
+                loss_values = torch.stack([loss for loss, _ in losses]).tolist()
+                hit_values = torch.stack(hits).tolist() if classification else []
     finally:
         for module, mode in modes.items():
             module.train(mode)
     if samples == 0:
         raise ValueError("the loader yielded no batches; is the dataset empty?")
+    loss_sum = 0.0
+    for value, (_, n) in zip(loss_values, losses):
+        loss_sum += value * n
     result = {"loss": loss_sum / samples}
     if classification:
-        result["accuracy"] = correct / samples
+        result["accuracy"] = sum(hit_values) / samples
     result.update(totals.results(samples))
     return result
 
@@ -515,6 +589,11 @@ def fit(
 ) -> History:
     """Train for ``num_epochs`` with optional validation, checkpoints and exact resume.
 
+    No step waits for the GPU: the training losses stay on the device until the progress bar
+    shows the running loss (at most twice a second), a checkpoint is written or the epoch
+    ends, as in :func:`train_one_epoch` (a non-finite loss raises then); :func:`evaluate`
+    reads its sums once, at the end.
+
     Args:
         model, train_loader, optimizer, loss_fn: the usual. The model is moved to ``device``.
         num_epochs: total epochs (a resumed run continues up to this number).
@@ -545,7 +624,8 @@ def fit(
             it. Other loaders (iterable datasets, custom samplers, ``persistent_workers=True``)
             are iterated past the consumed batches, with a
             :class:`~companion.resume.ReplayWarning` that says so.
-        progress: a tqdm progress bar per epoch (terminal or notebook).
+        progress: a tqdm progress bar per epoch (terminal or notebook); its running loss is
+            read from the device when it is redrawn, at most twice a second.
         metrics: extra validation metrics (functions or stateful objects), see
             :func:`evaluate`; columns ``val_<name>``.
         batch_fn, loss_takes_inputs: as in :func:`train_one_epoch`; used for validation too.
@@ -760,10 +840,10 @@ class _Run:
 
     def save(self, epoch: int, step: int) -> None:
         # on every rank: each has its own workers and running tally
-        feed = self.feed.state(tally=asdict(self.tally)) if self.feed is not None else None
+        feed = self.feed.state(tally=self.tally.state()) if self.feed is not None else None
         if self.ctx.is_main:
             fit_state = dict(history=self.history.to_dict(), global_step=self.global_step,
-                             tally=asdict(self.tally), epoch_start=self.epoch_start,
+                             tally=self.tally.state(), epoch_start=self.epoch_start,
                              feed=feed, callbacks=callback_states(self.callbacks))  # fmt: skip
             path = Path(self.checkpoint_dir) / checkpoint_name(epoch, self.global_step)
             save_checkpoint(path, **self.objects, epoch=epoch, step=step, fit=fit_state)

@@ -1,6 +1,7 @@
 """Tests for companion/loop.py: train_one_epoch, evaluate and fit."""
 
 import copy
+import math
 import os
 import signal
 import subprocess
@@ -253,6 +254,72 @@ def test_skip_nonfinite_skips_the_step_and_keeps_weights_finite():
     )  # fmt: skip
     assert torch.isfinite(torch.tensor(loss))
     assert all(torch.isfinite(p).all() for p in model.parameters())
+
+
+class HostReads:
+    """Counts reads of tensor values by the host (each waits for the GPU): item, tolist, float..."""
+
+    NAMES = ("item", "tolist", "__float__", "__int__", "__bool__", "__index__")
+
+    def __init__(self, monkeypatch):
+        self.count = 0
+        for name in self.NAMES:
+            monkeypatch.setattr(torch.Tensor, name, self._counted(getattr(torch.Tensor, name)))
+
+    def _counted(self, read):
+        def counted(tensor, *args, **kwargs):
+            self.count += 1
+            return read(tensor, *args, **kwargs)
+
+        return counted
+
+
+@pytest.mark.parametrize("accumulate", [1, 3])
+def test_no_host_read_per_step(monkeypatch, accumulate):
+    # a read per step would make a GPU wait for each step before queueing the next one
+    inputs, targets = make_data(n=96)
+    steps = 48 // accumulate  # batches of 2, per epoch
+    # lists of batches: a DataLoader reads a random seed of its own (a CPU tensor) per epoch
+    train, val = list(loader_of(inputs, targets, 2)), list(loader_of(inputs, targets, 4))
+    model = make_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    reads = HostReads(monkeypatch)
+    loss = train_one_epoch(model, train, optimizer, nn.CrossEntropyLoss(), device="cpu",
+                           accumulate=accumulate)  # fmt: skip
+    assert reads.count <= 1, f"{reads.count} reads in an epoch of {steps} steps"
+    reads.count = 0
+    history = fit(model, train, optimizer, nn.CrossEntropyLoss(), num_epochs=3, device="cpu",
+                  progress=False, accumulate=accumulate, val_loader=val)  # fmt: skip
+    # per epoch: the training losses, then evaluate's losses and its correct counts
+    assert reads.count <= 3 * 3, f"{reads.count} reads in 3 epochs of {steps} steps and 24 batches"
+    monkeypatch.undo()
+    assert math.isfinite(loss) and len(history) == 3
+
+
+def test_a_non_finite_loss_found_later_leaves_no_checkpoint_past_it(tmp_path):
+    inputs, targets = make_data()
+    model = NaNAfter(after=5)  # batch 5 of epoch 1
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(NonFiniteLossError, match=r"epoch 1, batch 5 \(read when"):
+        fit(model, loader_of(inputs, targets, 4), optimizer, nn.CrossEntropyLoss(), num_epochs=2,
+            device="cpu", checkpoint_dir=tmp_path, checkpoint_every=2, progress=False)  # fmt: skip
+    saved = sorted(p.name for p in tmp_path.glob("*.pt"))
+    assert saved == ["ckpt-e0000-s000000002.pt", "ckpt-e0000-s000000004.pt"]
+    state = torch.load(tmp_path / saved[-1], weights_only=True)
+    assert all(torch.isfinite(v).all() for v in state["model"].values())
+
+
+def test_a_loss_of_shape_one_is_summed_like_a_scalar():
+    inputs, targets = make_data()
+    losses = []
+    for shape in ((), (1,)):
+        model = make_model()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        loss_fn = lambda o, t, shape=shape: nn.functional.cross_entropy(o, t).reshape(shape)  # noqa: E731
+        train = train_one_epoch(model, loader_of(inputs, targets, 8), optimizer, loss_fn,
+                                device="cpu")  # fmt: skip
+        losses.append((train, evaluate(model, loader_of(inputs, targets, 8), loss_fn)["loss"]))
+    assert losses[0] == losses[1]
 
 
 @pytest.mark.parametrize(
