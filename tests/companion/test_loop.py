@@ -296,6 +296,26 @@ def test_no_host_read_per_step(monkeypatch, accumulate):
     assert math.isfinite(loss) and len(history) == 3
 
 
+def test_losses_read_in_chunks_add_up_as_read_one_by_one(monkeypatch):
+    # a long epoch reads its losses every _SETTLE_EVERY steps; the sum must not change
+    inputs, targets = make_data(n=96)
+    train = list(loader_of(inputs, targets, 2))
+    results = []
+    for every in (4096, 5, 1):
+        monkeypatch.setattr(companion.loop, "_SETTLE_EVERY", every)
+        model = make_model()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        reads = HostReads(monkeypatch)
+        loss = train_one_epoch(model, train, optimizer, nn.CrossEntropyLoss(), device="cpu")
+        results.append((loss, reads.count))
+        monkeypatch.undo()
+    assert [count for _, count in results] == [1, 10, 48]
+    assert results[0][0] == results[1][0] == results[2][0]
+    model = make_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    assert results[0][0] == hand_written_epoch(model, train, optimizer, nn.CrossEntropyLoss())
+
+
 def test_a_non_finite_loss_found_later_leaves_no_checkpoint_past_it(tmp_path):
     inputs, targets = make_data()
     model = NaNAfter(after=5)  # batch 5 of epoch 1
