@@ -1,6 +1,6 @@
 # Corpus: the node list returned leaves first (reversed, "the order backward ends in"); only each
 # named module's own parameters made trainable (recurse=False: layer4's blocks stay frozen).
-# %% ch01_graph_operations points=0 feedback="leaves first"
+# %% ch01_graph_operations points=0 feedback="the docstring's example gives"
 def graph_operations(output):
     order, seen, queue = [], set(), [output.grad_fn]
     seen.add(id(output.grad_fn))

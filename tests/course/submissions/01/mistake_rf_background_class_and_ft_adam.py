@@ -1,6 +1,6 @@
 # Corpus: a head with an extra "background" class (num_classes + 1 outputs); Adam instead of the
 # SGD with momentum the docstring asks for.
-# %% ch01_resnet_with_features points=0 feedback="expected num_classes"
+# %% ch01_resnet_with_features points=0 feedback="expected (2, 7)"
 class ResNetWithFeatures(nn.Module):
     def __init__(self, backbone, num_classes):
         super().__init__()

@@ -12,7 +12,7 @@ class ResNetWithFeatures(nn.Module):
     def forward(self, x):
         logits = self.backbone(x)
         return logits, self.saved.pop("f")
-# %% ch01_freeze_for_finetuning points=0 feedback="still require grad"
+# %% ch01_freeze_for_finetuning points=0 feedback="should require grad"
 def freeze_for_finetuning(model, trainable, lr):
     params = [p for t in trainable for p in model.get_submodule(t).parameters()]
     for name, m in model.named_modules():

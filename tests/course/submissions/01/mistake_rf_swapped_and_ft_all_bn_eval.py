@@ -1,6 +1,6 @@
 # Corpus: forward returns (features, logits); every BatchNorm pinned to eval mode, the trainable
 # ones too (their statistics never update).
-# %% ch01_resnet_with_features points=0 feedback="return (logits, features)"
+# %% ch01_resnet_with_features points=0 feedback="expected (2, 7)"
 class ResNetWithFeatures(nn.Module):
     def __init__(self, backbone, num_classes):
         super().__init__()

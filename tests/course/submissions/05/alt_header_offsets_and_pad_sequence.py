@@ -31,8 +31,6 @@ class MemmapDataset(Dataset):
         return {**self.__dict__, "_rows": {}}
 # %% ch05_choose_num_workers points=3 feedback=passed
 def choose_num_workers(table, batch_size, step_samples_per_s, cores, tolerance=0.1):
-    # time per sample, in seconds: the loader's and the step's
-    step_time = 1 / step_samples_per_s
     usable = sorted(
         (r for r in table
          if r["batch_size"] == batch_size and r["num_workers"] <= cores - 1
@@ -41,16 +39,16 @@ def choose_num_workers(table, batch_size, step_samples_per_s, cores, tolerance=0
     )
     if len(usable) == 0:
         raise ValueError(f"nothing measured at batch size {batch_size} within {cores} cores")
-    times = []
+    speeds = []
     for r in usable:
-        load_time = 1 / r["samples_per_s"]
         if r["num_workers"]:
-            times.append(max(load_time, step_time))  # overlapped
-        else:
-            times.append(load_time + step_time)  # one after the other
-    fastest = min(times)
-    for r, t in zip(usable, times):
-        if 1 / t >= (1 - tolerance) / fastest:
+            speeds.append(min(r["samples_per_s"], step_samples_per_s))  # overlapped
+        else:  # one after the other: the seconds per sample add up
+            seconds = 1 / r["samples_per_s"] + 1 / step_samples_per_s
+            speeds.append(1 / seconds)
+    fastest = max(speeds)
+    for r, speed in zip(usable, speeds):
+        if speed >= (1 - tolerance) * fastest:
             return r["num_workers"]
 # %% ch05_pad_collate points=3 feedback=passed
 from torch.nn.utils.rnn import pad_sequence

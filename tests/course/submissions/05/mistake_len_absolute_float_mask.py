@@ -20,7 +20,7 @@ class MemmapDataset(Dataset):
 
     def __getstate__(self):
         return {"folder": self.folder, "targets": self.targets, "inputs": None}
-# %% ch05_choose_num_workers points=0 feedback="not a number of samples per second"
+# %% ch05_choose_num_workers points=0 feedback="fewest workers among them win"
 def choose_num_workers(table, batch_size, step_samples_per_s, cores, tolerance=0.1):
     run = {}
     for row in table:

@@ -32,7 +32,7 @@ def choose_num_workers(table, batch_size, step_samples_per_s, cores, tolerance=0
         raise ValueError("nothing fits")
     best = max(run.values())
     return min(w for w, s in run.items() if s >= (1 - tolerance) * best)
-# %% ch05_pad_collate points=0 feedback="pad to the longest sequence of the batch"
+# %% ch05_pad_collate points=0 feedback="padded should be"
 def pad_collate(batch, pad_value=0):
     seqs = [s for s, _ in batch]
     longest = -(-max(len(s) for s in seqs) // 8) * 8  # a multiple of 8

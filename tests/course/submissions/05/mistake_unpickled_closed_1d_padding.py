@@ -17,7 +17,7 @@ class MemmapDataset(Dataset):
         state = dict(self.__dict__)
         state["inputs"] = None  # a map must not travel with the pickle
         return state
-# %% ch05_pad_collate points=0 feedback="expected"
+# %% ch05_pad_collate points=0 feedback="number of dimensions"
 def pad_collate(batch, pad_value=0):
     seqs = [s for s, _ in batch]
     longest = max(len(s) for s in seqs)
