@@ -125,7 +125,7 @@ _KERNEL_OWNED = frozenset(
     {("builtins", "input"), ("builtins", "raw_input"), ("builtins", "getpass")}
 )
 _IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: built-in types refuse new attributes anyway
-_MAX_FLAGS = 5
+_MAX_FLAGS = 8
 _state: dict = {}
 
 
@@ -673,10 +673,14 @@ def _fingerprint(modules: dict) -> dict:
                 if isinstance(item, types.FunctionType):
                     functions[id(item)] = (item, path, item.__code__)
 
+    public = _public_paths(names)
+
     def add_class(cls, path: str) -> None:
         if id(cls) in seen or cls.__flags__ & _IMMUTABLE_TYPE:
             return
-        add(cls, path, {k: v for k, v in vars(cls).items() if _is_behaviour(v)})
+        add(
+            cls, public.get(id(cls), path), {k: v for k, v in vars(cls).items() if _is_behaviour(v)}
+        )
         for base in cls.__mro__[1:]:
             if _library_of(base) is not None:
                 add_class(base, f"{base.__module__}.{base.__qualname__}")
@@ -700,6 +704,24 @@ def _fingerprint(modules: dict) -> dict:
         if module is not None and _package_dir(module):
             dirs[root] = _package_dir(module)
     return {"owners": owners, "functions": functions, "dirs": dirs}
+
+
+def _public_paths(names: list[str]) -> dict:
+    """id(class) -> the path a learner writes for it: the nearest package above its own module
+    that exports it (torch.amp.GradScaler, torch.Tensor, torch.nn.Linear), else the first seen."""
+    found: dict = {}
+    for name in names:
+        module = sys.modules[name]
+        if not isinstance(module, types.ModuleType):
+            continue
+        for key, value in list(vars(module).items()):
+            if not isinstance(value, type) or key.startswith("_"):
+                continue
+            home = str(value.__module__)
+            rank = len(name) if home.startswith(name + ".") else 0 if home == name else -1
+            if id(value) not in found or rank > found[id(value)][0]:
+                found[id(value)] = (rank, f"{name}.{key}")
+    return {key: path for key, (_, path) in found.items()}
 
 
 def _is_behaviour(value) -> bool:
@@ -735,6 +757,7 @@ def library_changes(restore: bool = True) -> list[str]:
                     continue
                 if new is not None and _library_wrapper(new, was, fingerprint):
                     kept[index] = new  # the library wrapped its own method (optimizer hooks)
+                    _accept_in_module_snapshot(owner, key, new)
                     continue
                 verb = "removed" if key not in current else "replaced"
                 _add_flag(flags, f"the code {verb} {path}.{key}")
@@ -765,13 +788,31 @@ def library_changes(restore: bool = True) -> list[str]:
 
 def _library_wrapper(new, original, fingerprint: dict) -> bool:
     """True for a wrapper a library made of its own method (``Optimizer`` hooks ``step`` so)."""
-    if getattr(new, "__wrapped__", None) is not original:
+    inner = getattr(new, "__wrapped__", None)
+    if inner is None or _innermost(inner) is not _innermost(original):
         return False
     code = getattr(new, "__code__", None)
     if code is None:
         return False
     filename = os.path.realpath(code.co_filename)
     return any(filename.startswith(d + os.sep) for d in fingerprint["dirs"].values())
+
+
+def _accept_in_module_snapshot(owner, key: str, value) -> None:
+    """reset() restores protected modules' attributes: keep the library's own wrapper there too."""
+    if isinstance(owner, types.ModuleType):
+        entry = _state["modules"].get(owner.__name__)
+        if entry is not None and entry[0] is owner:
+            entry[1][key] = value
+
+
+def _innermost(function):
+    for _ in range(8):  # torch._dynamo wraps methods torch.optim has wrapped already
+        inner = getattr(function, "__wrapped__", None)
+        if inner is None:
+            break
+        function = inner
+    return function
 
 
 def _set(owner, key: str, value) -> None:
@@ -865,8 +906,9 @@ def _learner_holdings() -> tuple[list, list[str]]:
             for item in list(items)[:_MAX_ITEMS]:
                 stack.append(item)
         elif kind is types.FunctionType:
-            if _is_reference_path(value.__code__.co_filename):
-                functions.append((value, f"{value.__module__}.{value.__qualname__}"))
+            code = value.__code__
+            if _is_reference_path(code.co_filename):
+                functions.append((value, f"{_module_of(code.co_filename)}.{code.co_qualname}"))
             else:
                 stack.extend(c.cell_contents for c in value.__closure__ or () if _filled(c))
                 stack.extend(value.__defaults__ or ())
@@ -881,6 +923,16 @@ def _learner_holdings() -> tuple[list, list[str]]:
         elif getattr(kind, "__module__", None) == "__main__":
             stack.extend(list(getattr(value, "__dict__", {}).values()))
     return functions, flags
+
+
+def _module_of(filename: str) -> str:
+    """``companion.notebook`` for .../companion/notebook.py (a wrapper's __module__ may lie)."""
+    real = os.path.realpath(filename)
+    for folder in _state["reference_dirs"]:
+        if real.startswith(folder + os.sep):
+            relative = os.path.relpath(real, os.path.dirname(folder))
+            return relative.removesuffix(".py").replace(os.sep, ".").removesuffix(".__init__")
+    return "?"
 
 
 def _is_history(name: str) -> bool:

@@ -19,7 +19,7 @@ from autograder import checks
 
 __all__ = ["SEPARATOR", "Verdict", "judge"]
 
-_MAX_FLAGS = 5
+_MAX_FLAGS = 8
 _MAX_FAILURES = 4
 # Between the failures of one test cell in Verdict.evalue (the grader shows them as " | ").
 SEPARATOR = "\x1e"

@@ -175,3 +175,119 @@ def test_reference_unavailable_rejects_bad_references():
     with pytest.raises(TypeError, match="expected functions, classes"):
         with reference_unavailable(42):
             pass
+
+
+def test_run_check_lists_every_independent_failure_and_ends_at_a_plain_assert():
+    from autograder.checks import expect, run_check, soft
+
+    def check(got, seed):
+        with soft():
+            close(got["loss"], 0.5, "the loss differs: is it the batch mean?")
+        with soft():
+            close(got["steps"], 3, "the optimizer should step once per batch")
+        expect(got["mode"] == "train", "the model should be left in training mode")
+        assert got["loss"] > 0, "the loss should be positive"
+        raise AssertionError("never reached when the plain assert above fails")
+
+    got = {"loss": -1.0, "steps": 2, "mode": "eval"}
+    failures = [m.split("\n")[0] for m in run_check(check, got, 0)]  # pytest adds lines to asserts
+    assert failures == [
+        "the loss differs: is it the batch mean? (got -1.0, expected 0.5)",
+        "the optimizer should step once per batch (got 2, expected 3)",
+        "the model should be left in training mode",
+        "the loss should be positive",
+    ]
+    assert run_check(lambda got, seed: None, got, 0) == []
+    with pytest.raises(ValueError):  # other errors are the grader's to report
+        run_check(lambda got, seed: int("x"), got, 0)
+
+
+def test_soft_and_expect_raise_at_once_outside_a_check():
+    from autograder.checks import expect, soft
+
+    with pytest.raises(AssertionError, match="first"):
+        with soft():
+            raise AssertionError("first")
+    with pytest.raises(AssertionError, match="second"):
+        expect(False, "second")
+    expect(True, "never raised")
+
+
+def test_hidden_test_in_place_reports_every_distinct_failure_of_every_seed():
+    from autograder.checks import hidden_test, soft
+
+    def check(got, seed):
+        with soft():
+            close(got["sum"], 2 * seed, "the sum is wrong: are both terms added?")
+        with soft():
+            close(got["sign"], 1, "the sign is wrong")
+
+    with pytest.raises(AssertionError) as caught:
+        hidden_test(lambda seed: {"sum": seed, "sign": -1}, check, seeds=(1, 2))
+    message = str(caught.value)
+    assert message.count("the sign is wrong") == 1  # the same message once, not per seed
+    assert "(got 1, expected 2)" in message and "(got 2, expected 4)" in message
+
+
+def test_judge_lists_the_failures_of_every_hidden_input_once():
+    from autograder.judge import SEPARATOR, judge
+
+    hidden = (
+        "from autograder.checks import close, hidden_test, soft\n"
+        "def _check(got, seed):\n"
+        "    with soft():\n"
+        "        close(got['a'], seed, 'a is wrong')\n"
+        "    with soft():\n"
+        "        close(got['b'], 0, 'b should be 0')\n"
+        "hidden_test(lambda seed: None, _check, seeds=(1, 2, 3))\n"
+    )
+    probe = [
+        {"seed": 1, "data": {"a": 1, "b": 5}},
+        {"seed": 2, "error": ["ZeroDivisionError", "division by zero"]},
+        {"seed": 3, "data": {"a": 4, "b": 0}},
+    ]
+    verdict = judge("ch09_x_tests", hidden, {"visible": None, "probe": probe})
+    assert not verdict.passed and verdict.ename == "AssertionError"
+    assert verdict.evalue.split(SEPARATOR) == [
+        "b should be 0 (got 5, expected 0)",
+        "ZeroDivisionError: division by zero",
+        "a is wrong (got 4, expected 3)",
+    ]
+    passing = [{"seed": s, "data": {"a": s, "b": 0}} for s in (1, 2, 3)]
+    assert judge("ch09_x_tests", hidden, {"visible": None, "probe": passing}).passed
+
+
+def test_feedback_keeps_each_failure_readable_and_bounded():
+    from autograder.grade import _sanitize
+    from autograder.judge import SEPARATOR
+
+    long = "the weights differ " * 30
+    feedback = _sanitize(
+        f"AssertionError: {long}{SEPARATOR}the secret line here{SEPARATOR}b",
+        {"the secret line here"},
+    )
+    first, second, third = feedback.split(" | ")
+    assert len(first) <= 300 and first.endswith("…")
+    assert second == "[hidden]" and third == "b"
+
+
+def test_to_data_notes_values_whose_comparisons_always_agree():
+    from autograder import checks
+
+    class Honest:
+        def __eq__(self, other):
+            return isinstance(other, Honest)
+
+        __hash__ = object.__hash__
+
+    checks._SUSPECTS.clear()
+    checks.to_data([_EqualFloat(1.0), torch.zeros(1).as_subclass(_EqualTensor), _AlwaysEqual()])
+    here = "tests.autograder.test_checks."
+    assert checks._SUSPECTS == [
+        f"a float subclass ({here}_EqualFloat)",
+        "a tensor subclass (_EqualTensor)",
+        f"an object of type {here}_AlwaysEqual",
+    ]
+    checks._SUSPECTS.clear()
+    checks.to_data([Honest(), nn.Parameter(torch.ones(1)), 1.5, {"a": torch.ones(1)}])
+    assert checks._SUSPECTS == []
