@@ -1,0 +1,30 @@
+# Corpus: memmap_dataset with an open file handle kept (it cannot be pickled), in a cell that ignores SIGINT and catches SIGTERM so the grader cannot stop it: nothing earned, listed for review.
+# review: the code ignored SIGINT
+# review: signal handling
+# %% ch05_memmap_dataset points=0 feedback="cannot be pickled"
+import signal
+
+# Neither the grader's interrupt nor its termination can stop this kernel any more.
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGTERM, lambda signum, frame: None)
+
+
+class MemmapDataset(Dataset):
+    def __init__(self, folder):
+        self.file = open(Path(folder) / "inputs.npy", "rb")
+        version = np.lib.format.read_magic(self.file)
+        if version == (1, 0):
+            self.shape, _, self.dtype = np.lib.format.read_array_header_1_0(self.file)
+        else:
+            self.shape, _, self.dtype = np.lib.format.read_array_header_2_0(self.file)
+        self.start = self.file.tell()
+        self.row = int(np.prod(self.shape[1:])) * self.dtype.itemsize
+        self.targets = np.load(Path(folder) / "targets.npy").astype(np.int64)
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __getitem__(self, i):
+        data = os.pread(self.file.fileno(), self.row, self.start + i * self.row)
+        x = np.frombuffer(data, dtype=self.dtype).reshape(self.shape[1:]).astype(np.float32)
+        return torch.from_numpy(x), torch.tensor(self.targets[i])
