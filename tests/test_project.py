@@ -44,11 +44,18 @@ def test_ci_runs_make_test():
     assert "make test" in (ROOT / ".ci" / "run").read_text()
 
 
-def test_ci_installs_chromium_and_requires_the_browser_tests():
+def test_make_test_installs_chromium_and_ci_requires_the_browser_tests():
+    """`make test` installs the browser as it installs the sandbox, so CI runs what a newcomer runs."""
+    makefile = (ROOT / "Makefile").read_text()
+    browser = re.search(r"^browser:.*?(?=^\S)", makefile, re.M | re.S).group(0)
+    assert "DEBIAN_PACKAGES,chromium fonts-liberation" in browser
+    assert "apt-get install -y -q $(1)" in makefile
+    test = re.search(r"^test:.*?(?=^\S)", makefile, re.M | re.S).group(0)
+    assert "setup sandbox browser" in test
     run = (ROOT / ".ci" / "run").read_text()
-    assert re.search(r"apt-get install .*\bchromium fonts-liberation\b", run)
     assert "export REQUIRE_BROWSER_TESTS=1" in run
-    assert "playwright install" not in run  # it would download a browser: CI is offline
+    for text in (run, makefile):
+        assert "playwright install" not in text  # it would download a browser: CI is offline
 
 
 def test_the_oldest_environment_pins_the_floor_of_torch():
@@ -57,7 +64,7 @@ def test_the_oldest_environment_pins_the_floor_of_torch():
     oldest = re.search(r"^TORCH_OLDEST := (\S+)$", makefile, re.M).group(1)
     floor = _names(_pyproject_requirements())["torch"]
     assert floor == f"torch>={'.'.join(oldest.split('.')[:2])}", (floor, oldest)
-    assert "test-oldest" in re.search(r"^test: .*?(?=^\S)", makefile, re.M | re.S).group(0)
+    assert "test-oldest" in re.search(r"^test:.*?(?=^\S)", makefile, re.M | re.S).group(0)
 
 
 def test_requirements_script_leaves_out_what_it_is_told():
