@@ -147,6 +147,9 @@ def install(payload_path: str) -> None:
     references = [r for r in payload.get("references", []) if r.split(".")[0] in modules]
     for name in references:
         _import_all(name)
+    tqdm = sys.modules.get("tqdm.std")
+    if tqdm is not None:  # no monitor thread, which a first long bar starts (maybe in a test,
+        tqdm.tqdm.monitor_interval = 0  # where a thread left running is flagged): bars still work
     for name in list(sys.modules):
         if name.startswith(("companion.", "autograder.")) and sys.modules[name] is not None:
             modules.setdefault(name, sys.modules[name])
@@ -787,10 +790,24 @@ def library_changes(restore: bool = True) -> list[str]:
 
 
 def _library_wrapper(new, original, fingerprint: dict) -> bool:
-    """True for a wrapper a library made of its own method (``Optimizer`` hooks ``step`` so)."""
+    """True for a wrapper a library made of its own method (``Optimizer`` hooks ``step`` so).
+
+    The wrapper names the original as ``__wrapped__`` (functools.wraps) or holds it in its
+    closure (torch._dynamo's first use replaces ``nn.Module.__init__`` and ``__setstate__`` so),
+    and its code lies in a library's folder.
+    """
+    target = _innermost(original)
     inner = getattr(new, "__wrapped__", None)
-    if inner is None or _innermost(inner) is not _innermost(original):
-        return False
+    if inner is None or _innermost(inner) is not target:
+        cells = getattr(new, "__closure__", None) or ()
+        held = []
+        for cell in cells:
+            try:
+                held.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                continue
+        if not any(_innermost(item) is target for item in held):
+            return False
     code = getattr(new, "__code__", None)
     if code is None:
         return False

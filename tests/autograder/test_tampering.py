@@ -34,11 +34,13 @@ def test_patched_library_callables_are_named_and_restored(tmp_path):
             import builtins, pickle, torch
             import torch.nn.functional as F
             scaler_class, step = torch.amp.GradScaler, torch.amp.GradScaler.step
-            def step_and_update(self, optimizer, *args, **kwargs):
-                result = step(self, optimizer, *args, **kwargs)
-                self.update()
-                return result
-            torch.amp.GradScaler.step = step_and_update
+            def wrap(step):  # a closure over the original, as a library's own wrappers are
+                def step_and_update(self, optimizer, *args, **kwargs):
+                    result = step(self, optimizer, *args, **kwargs)
+                    self.update()
+                    return result
+                return step_and_update
+            torch.amp.GradScaler.step = wrap(step)
             for owner, names in ((torch, ("allclose", "equal")), (pickle, ("dumps",))):
                 for name in names:
                     setattr(owner, name, lambda *args, **kwargs: True)
@@ -78,7 +80,9 @@ def test_patched_library_callables_are_named_and_restored(tmp_path):
 
 def test_what_libraries_do_by_themselves_is_not_flagged(tmp_path):
     # torch.optim wraps a class's step on its first instance (AdamW inherits Adam's), and
-    # torch._dynamo wraps torch.manual_seed and every optimizer's _init_group when first used:
+    # torch._dynamo wraps torch.manual_seed and every optimizer's _init_group when first used,
+    # and replaces nn.Module.__init__ and __setstate__ by closures over them (generation
+    # tagging: the first torch.export or torch.onnx.export does it, maybe inside a hidden test):
     # none of it is the learner's doing, also where torch is a protected module.
     seen = _run(
         LEARNER
@@ -87,6 +91,7 @@ def test_what_libraries_do_by_themselves_is_not_flagged(tmp_path):
             import torch, torch._dynamo
             _harness._state["modules"]["torch"] = (torch, dict(vars(torch)))  # as chapter 4's
             torch._dynamo.eval_frame.TorchPatcher.patch()
+            torch._dynamo.mutation_guard.install_generation_tagging_init()
             report("dynamo", _harness.reset())
             model = torch.nn.Linear(2, 1)
             for kind in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
@@ -95,12 +100,17 @@ def test_what_libraries_do_by_themselves_is_not_flagged(tmp_path):
                 optimizer.step()
             scaler = torch.amp.GradScaler("cpu")
             report("flags", _harness.reset())
+            import threading, tqdm.auto
+            for _ in tqdm.auto.tqdm(range(3)):  # a first bar starts no monitor thread
+                pass
+            print("threads", sorted(t.name for t in threading.enumerate()))
             """
         ),
         tmp_path,
     )
     assert _flags(seen, "dynamo") == []
     assert _flags(seen, "flags") == []
+    assert "tqdm_monitor" not in seen["threads"]
 
 
 def test_a_hidden_input_run_while_a_library_was_patched_fails(tmp_path):
