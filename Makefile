@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab instructor test test-oldest setup sandbox browser lint format release verify bench clean
+.PHONY: lab instructor test test-oldest setup sandbox browser lint format release verify corpus bench clean
 
 # The stamp is rebuilt whenever pyproject.toml changes; otherwise setup does nothing.
 $(STAMP): pyproject.toml
@@ -93,6 +93,12 @@ test:
 test-oldest: $(OLDEST_STAMP)
 	@echo "companion tests on torch $(TORCH_OLDEST) ($(OLDEST)):"
 	REQUIRE_BROWSER_TESTS= $(OLDEST)/bin/python -m pytest -n 2 --dist loadscope -q tests/companion
+
+# Every file of every chapter's submission corpus (about 350 gradings: 70 to 100 minutes on 2
+# cores); `make test` grades each chapter's sample (tests/course/test_submissions.py). Run it
+# after changing the grader, and COURSE_CORPUS=NN for one chapter after changing it.
+corpus: setup
+	COURSE_CORPUS=all $(BIN)/python -m pytest -n 0 -q -rf tests/course/test_submissions.py
 
 lint: setup
 	$(BIN)/ruff check companion autograder tests benchmarks examples
