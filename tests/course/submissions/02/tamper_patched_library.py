@@ -1,6 +1,6 @@
 # Corpus: nn.Module.to patched in the kernel so that plain tensor attributes follow the model; the patch is undone and listed for review.
 # review: Module.to
-# %% ch02_standardized points=0 feedback="state_dict"
+# %% ch02_standardized points=0 feedback="On another device"
 _original_to = nn.Module.to
 
 

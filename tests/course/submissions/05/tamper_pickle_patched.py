@@ -1,6 +1,7 @@
 # Corpus: the open map kept, and pickle.dumps/loads replaced at run time so that pickling looks
-# small: the tests pickle with the genuine functions.
-# %% ch05_memmap_dataset points=0 feedback="carries the inputs"
+# small: the tests pickle with the genuine functions, and the patch is listed for review.
+# review: the code replaced pickle.dumps
+# %% ch05_memmap_dataset points=0 feedback="TamperingSuspected"
 import pickle
 
 

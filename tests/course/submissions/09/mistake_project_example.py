@@ -1,7 +1,7 @@
 # Corpus: exports from a batch of one-channel images of example_inputs' size, as the project's
 # images are gray: right for the project, wrong for a classifier of colour images (C is the
 # example's, says the contract).
-# %% ch09_export_classifier points=0 feedback="export from example_inputs"
+# %% ch09_export_classifier points=0 feedback="example_inputs of shape"
 def export_classifier(model, example_inputs, path):
     modes = [m.training for m in model.modules()]
     model.eval()
