@@ -7,12 +7,16 @@ import copy
 import pytest
 import torch
 from torch import nn
-from torchvision.models.resnet import BasicBlock, ResNet
 
 from companion.finetune import freeze_for_finetuning
 
+# The model is torchvision's ResNet, which the torch 2.13 CPU environment does not have.
+pytestmark = pytest.mark.requires_torchvision
+
 
 def _model() -> nn.Module:
+    from torchvision.models.resnet import BasicBlock, ResNet
+
     torch.manual_seed(0)
     return ResNet(BasicBlock, [1, 1, 1, 1], num_classes=3)
 
