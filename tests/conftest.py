@@ -3,6 +3,7 @@
 
 import os
 import shutil
+import time
 
 import pytest
 import torch
@@ -68,3 +69,31 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_vision)
         if "requires_browser" in item.keywords and browser is not None:
             item.add_marker(skip_browser)
+
+
+# Where the suite's time goes: seconds per xdist worker and per test file (setup, call and
+# teardown added up), printed at the end so that CI's log says which files to make cheaper and
+# whether one worker idles while the other finishes. Not a budget: nothing asserts on it.
+_SECONDS: dict[str, dict[str, float]] = {"worker": {}, "file": {}, "last": {}}
+_START = time.monotonic()
+
+
+def pytest_runtest_logreport(report):
+    gateway = getattr(getattr(report, "node", None), "gateway", None)
+    worker = gateway.id if gateway is not None else "main"
+    path = report.nodeid.split("::", 1)[0]
+    for key, name in (("worker", worker), ("file", path)):
+        _SECONDS[key][name] = _SECONDS[key].get(name, 0.0) + report.duration
+    _SECONDS["last"][worker] = time.monotonic() - _START
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _SECONDS["file"] or len(_SECONDS["file"]) < 5:
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section("time per worker and per file (setup + call + teardown)")
+    for name, seconds in sorted(_SECONDS["worker"].items()):
+        done = _SECONDS["last"][name] / 60
+        write(f"  {name:<6} {seconds / 60:6.1f} min busy, its last test done at {done:.1f} min")
+    for path, seconds in sorted(_SECONDS["file"].items(), key=lambda kv: -kv[1])[:15]:
+        write(f"  {seconds / 60:6.1f} min  {path}")

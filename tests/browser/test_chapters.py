@@ -12,7 +12,11 @@ The tests below each check one property of that pass:
   shows one;
 - progress widgets render where a cell shows one, and every training run shows one;
 - the browser console has no errors, and the lab's terminal no warnings;
-- Validate lists every exercise's test as failing on the stub, and passes the reference solutions.
+- Validate passes the reference solutions; on chapter 4's stub (five exercises) it lists every
+  exercise's test as failing. Validating the other stubs would add eight chapter executions to
+  the slowest part of CI and prove nothing new: nbgrader's Validate takes the same path for every
+  chapter, Run All above shows that each chapter's tests fail on the stub with
+  NotImplementedError only, and ``autograder verify`` grades every stub to zero.
 
 Screenshots of each chapter's top, a figure and an exercise go to ``artifacts/browser/``.
 """
@@ -30,6 +34,8 @@ from .conftest import TIMINGS
 
 pytestmark = pytest.mark.requires_browser
 
+STUB_VALIDATED = "04-training-loop"  # see the module docstring
+
 CHAPTERS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 _WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 _IMAGE_MIMES = ("image/png", "image/jpeg", "image/svg+xml")
@@ -45,7 +51,7 @@ class Pass:
     name: str
     opened: _ui.Opened
     ran: _ui.RunAll
-    stub: _ui.Validation
+    stub: _ui.Validation | None
     solved: _ui.Validation
     console: list[str] = field(default_factory=list)
     terminal: list[str] = field(default_factory=list)
@@ -60,7 +66,7 @@ def chapter(request, learner_lab, lab_page, artifacts) -> Pass:
         opened = _ui.open_notebook(page, name)
         ran = _ui.run_all(page)
         _screenshots(page, ran.cells, artifacts, stem)
-        stub = _ui.validate(page, opened.panel_id)
+        stub = _ui.validate(page, opened.panel_id) if stem == STUB_VALIDATED else None
         _ui.close_current(page)
         solved_opened = _ui.open_notebook(page, f"solved/{name}")
         solved = _ui.validate(page, solved_opened.panel_id)
@@ -71,7 +77,7 @@ def chapter(request, learner_lab, lab_page, artifacts) -> Pass:
     TIMINGS[stem] = {
         "open_s": round(opened.seconds, 1),
         "run_all_s": round(ran.seconds, 1),
-        "validate_stub_s": round(stub.seconds, 1),
+        "validate_stub_s": round(stub.seconds, 1) if stub else None,
         "validate_solved_s": round(solved.seconds, 1),
     }
     return Pass(
@@ -214,6 +220,8 @@ def test_terminal_prints_no_warnings(chapter):
 
 def test_validate_fails_the_stub_on_every_exercise(chapter):
     stub = chapter.stub
+    if stub is None:
+        pytest.skip(f"the stub's Validate is checked on {STUB_VALIDATED} (module docstring)")
     assert stub.kind == "validation-failed", (
         f"{chapter.name}: Validate on the fresh notebook says {stub.kind!r}:\n{stub.text[:2000]}"
     )
