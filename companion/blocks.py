@@ -10,31 +10,52 @@ __all__ = ["ResidualBlock", "Standardize", "WithFeatures"]
 
 
 class ResidualBlock(nn.Module):
-    """A basic residual block that keeps its input's shape: ``relu(x + bn2(conv2(relu(bn1(conv1(x))))))``.
+    """A basic residual block: ``relu(branch(x) + shortcut(x))``.
 
-    Both convolutions are 3x3 with padding 1 and no bias (each batch norm has its own shift).
+    ``branch`` is conv3x3 (with ``stride``) -> batch norm -> ReLU -> conv3x3 -> batch norm, the
+    convolutions without bias (each batch norm has its own shift). ``shortcut`` is
+    ``nn.Identity()`` where the input already has the output's shape, and a projection (a 1x1
+    convolution with ``stride``, then batch norm) where channels or resolution change.
 
     Args:
-        channels: input channels, which are also the output channels.
+        in_channels: input channels.
+        out_channels: output channels (default: ``in_channels``).
+        stride: 1 keeps height and width, 2 halves them (rounding up).
 
     Example:
-        >>> block = ResidualBlock(4)
-        >>> tuple(block(torch.randn(2, 4, 6, 6)).shape)
+        >>> tuple(ResidualBlock(4)(torch.randn(2, 4, 6, 6)).shape)
         (2, 4, 6, 6)
+        >>> tuple(ResidualBlock(4, 8, stride=2)(torch.randn(2, 4, 7, 7)).shape)
+        (2, 8, 4, 4)
     """
 
-    def __init__(self, channels: int) -> None:
+    def __init__(self, in_channels: int, out_channels: int | None = None, stride: int = 1) -> None:
         super().__init__()
-        if isinstance(channels, bool) or not isinstance(channels, int) or channels < 1:
-            raise ValueError(f"channels must be a positive int, got {channels!r}")
-        self.conv1 = nn.Conv2d(channels, channels, kernel_size=3, padding=1, bias=False)
-        self.bn1 = nn.BatchNorm2d(channels)
-        self.conv2 = nn.Conv2d(channels, channels, kernel_size=3, padding=1, bias=False)
-        self.bn2 = nn.BatchNorm2d(channels)
+        out_channels = in_channels if out_channels is None else out_channels
+        for name, value in (
+            ("in_channels", in_channels),
+            ("out_channels", out_channels),
+            ("stride", stride),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        self.branch = nn.Sequential(
+            nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1, bias=False),
+            nn.BatchNorm2d(out_channels),
+            nn.ReLU(),
+            nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False),
+            nn.BatchNorm2d(out_channels),
+        )
+        if in_channels == out_channels and stride == 1:
+            self.shortcut: nn.Module = nn.Identity()
+        else:
+            self.shortcut = nn.Sequential(
+                nn.Conv2d(in_channels, out_channels, 1, stride=stride, bias=False),
+                nn.BatchNorm2d(out_channels),
+            )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        out = F.relu(self.bn1(self.conv1(x)))
-        return F.relu(x + self.bn2(self.conv2(out)))
+        return F.relu(self.branch(x) + self.shortcut(x))
 
 
 class WithFeatures(nn.Module):

@@ -28,6 +28,7 @@ __all__ = [
     "save_checkpoint",
     "load_checkpoint",
     "latest_checkpoint",
+    "load_unwrapped",
     "strip_prefixes",
     "unwrap_model",
 ]
@@ -103,6 +104,70 @@ def strip_prefixes(state_dict: Mapping, prefixes: tuple[str, ...] = WRAPPER_PREF
             (strip(k + ".")[:-1] if k else k, v) for k, v in metadata.items()
         )
     return out
+
+
+def load_unwrapped(model: nn.Module, state_dict: Mapping) -> None:
+    """Load into ``model`` a state dict saved from it plain or inside any nesting of wrappers.
+
+    DataParallel and DistributedDataParallel prefix every key with ``module.``, torch.compile
+    with ``_orig_mod.``, stacked in the order they were applied. Which prefixes the file carries
+    is read from the file itself: a prefix is a wrapper's only when every key carries it, and
+    peeling stops as soon as the keys are the model's own. So a submodule that is really called
+    ``module`` keeps its name, even in a model whose only child it is (unlike
+    :func:`strip_prefixes`, which strips every leading ``module.``).
+
+    Args:
+        model: the model to load into (a wrapped model is unwrapped first).
+        state_dict: a mapping from parameter names to tensors; it is not modified.
+
+    Raises:
+        CheckpointError: the keys do not fit the model however the file was wrapped; the
+            message names the missing and the unexpected keys as the model names them. The
+            model is then left unchanged.
+
+    Example:
+        >>> net = nn.Linear(2, 2)
+        >>> load_unwrapped(net, nn.DataParallel(nn.Linear(2, 2)).state_dict())
+    """
+    if not isinstance(state_dict, Mapping):
+        raise TypeError(
+            f"state_dict must be a mapping of names to tensors, got {type(state_dict).__name__}"
+        )
+    target = unwrap_model(model)
+    want = list(target.state_dict())
+    wanted = set(want)
+    optional = {
+        k for k in want if k.rsplit(".", 1)[-1] == "num_batches_tracked"
+    }  # batch norm fills it in
+    keys = list(state_dict)
+    candidates = [""]  # the prefixes every key shares, peeled one wrapper at a time
+    while keys:
+        shared = [
+            p for p in WRAPPER_PREFIXES if all(k.startswith(candidates[-1] + p) for k in keys)
+        ]
+        if not shared:
+            break
+        candidates.append(candidates[-1] + shared[0])
+
+    def fits(prefix: str) -> bool:
+        names = {k[len(prefix) :] for k in keys}
+        return names <= wanted and wanted - names <= optional
+
+    def overlap(prefix: str) -> int:
+        return sum(k[len(prefix) :] in wanted for k in keys)
+
+    exact = [p for p in candidates if fits(p)]
+    prefix = exact[0] if exact else max(candidates, key=overlap)  # the first of the best
+    renamed = OrderedDict((k[len(prefix) :], state_dict[k]) for k in keys)
+    missing = [k for k in want if k not in renamed and k not in optional]
+    unexpected = [k for k in renamed if k not in wanted]
+    if missing or unexpected:
+        unwrapped = f" (after removing the wrapper prefix {prefix!r})" if prefix else ""
+        raise CheckpointError(
+            f"the state dict does not fit {type(target).__name__}{unwrapped}: missing keys "
+            f"{missing}, unexpected keys {unexpected}"
+        )
+    target.load_state_dict(renamed)
 
 
 def _check_plain(value, where: str) -> None:

@@ -20,6 +20,7 @@ from companion import (
     CheckpointError,
     latest_checkpoint,
     load_checkpoint,
+    load_unwrapped,
     save_checkpoint,
     strip_prefixes,
     unwrap_model,
@@ -148,6 +149,73 @@ def test_strip_prefixes_only_strips_leading_wrappers():
     assert list(out) == ["fc.weight", "fc.bias", "encoder.module.weight", "head._orig_mod.x"]
     assert list(out._metadata) == ["", "fc"]
     assert list(sd)[0] == "module.fc.weight"  # input untouched
+
+
+class _Named(nn.Module):
+    """A plain model whose submodules are really called ``module`` (and ``head``)."""
+
+    def __init__(self, only_module: bool = False) -> None:
+        super().__init__()
+        self.module = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+        if not only_module:
+            self.head = nn.Linear(4, 2)
+
+
+@pytest.mark.parametrize("only_module", [False, True])
+@pytest.mark.parametrize(
+    "prefix",
+    ["", "module.", "_orig_mod.", "_orig_mod.module.", "module._orig_mod.", "module.module."],
+)
+def test_load_unwrapped_reads_the_wrapping_from_the_file(only_module, prefix):
+    torch.manual_seed(0)
+    source = _Named(only_module)
+    source.module[1].running_mean.fill_(0.5)
+    sd = OrderedDict((prefix + k, v) for k, v in source.state_dict().items())
+    keys = list(sd)
+    target = _Named(only_module)
+    load_unwrapped(target, sd)
+    assert list(sd) == keys  # the input is not modified
+    for (name, a), b in zip(target.state_dict().items(), source.state_dict().values()):
+        assert torch.equal(a, b), name
+
+
+def test_load_unwrapped_with_real_wrappers_and_a_wrapped_target():
+    model = nn.Sequential(nn.Linear(3, 3))
+    for wrapped in (
+        nn.DataParallel(model),
+        torch.compile(model),
+        torch.compile(nn.DataParallel(model)),
+    ):
+        other = nn.Sequential(nn.Linear(3, 3))
+        load_unwrapped(nn.DataParallel(other), wrapped.state_dict())
+        assert torch.equal(other[0].weight, model[0].weight)
+
+
+def test_load_unwrapped_names_the_keys_after_unwrapping_and_leaves_the_model():
+    source = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
+    sd = OrderedDict((f"_orig_mod.module.{k}", v) for k, v in source.state_dict().items())
+    del sd["_orig_mod.module.2.bias"]
+    sd["_orig_mod.module.3.weight"] = torch.zeros(1)
+    target = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
+    before = {k: v.clone() for k, v in target.state_dict().items()}
+    with pytest.raises(
+        CheckpointError, match=r"missing keys \['2.bias'\], unexpected keys \['3.weight'\]"
+    ):
+        load_unwrapped(target, sd)
+    assert all(torch.equal(before[k], v) for k, v in target.state_dict().items())
+
+
+def test_load_unwrapped_accepts_a_missing_num_batches_tracked():
+    source = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    sd = {f"module.{k}": v for k, v in source.state_dict().items() if "num_batches" not in k}
+    target = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    load_unwrapped(target, sd)
+    assert torch.equal(target[0].weight, source[0].weight)
+
+
+def test_load_unwrapped_rejects_non_mappings():
+    with pytest.raises(TypeError, match="state_dict must be a mapping"):
+        load_unwrapped(nn.Linear(1, 1), [1])
 
 
 def test_strip_prefixes_rejects_non_mappings():

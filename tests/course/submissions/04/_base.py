@@ -1,17 +1,26 @@
 # Corpus: a learner's correct answers, written from the docstrings (the base of every other file).
 # %% ch04_residual_block points=2 feedback=passed
 class ResidualBlock(nn.Module):
-    def __init__(self, channels: int) -> None:
+    def __init__(self, in_channels: int, out_channels: int, stride: int = 1) -> None:
         super().__init__()
-        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
-        self.bn1 = nn.BatchNorm2d(channels)
-        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
-        self.bn2 = nn.BatchNorm2d(channels)
+        self.branch = nn.Sequential(
+            nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1, bias=False),
+            nn.BatchNorm2d(out_channels),
+            nn.ReLU(),
+            nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False),
+            nn.BatchNorm2d(out_channels),
+        )
+        if stride != 1 or in_channels != out_channels:
+            self.shortcut = nn.Sequential(
+                nn.Conv2d(in_channels, out_channels, 1, stride=stride, bias=False),
+                nn.BatchNorm2d(out_channels),
+            )
+        else:
+            self.shortcut = nn.Identity()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        identity = x
-        y = torch.relu(self.bn1(self.conv1(x)))
-        y = self.bn2(self.conv2(y))
+        identity = self.shortcut(x)
+        y = self.branch(x)
         return torch.relu(y + identity)
 # %% ch04_train_one_epoch points=3 feedback=passed
 def train_one_epoch(model, loader, optimizer, loss_fn, device):
@@ -62,16 +71,21 @@ def load_checkpoint(path, model, optimizer, scheduler):
     scheduler.load_state_dict(state["scheduler_state"])
     torch.set_rng_state(state["cpu_rng"])
     return state["epoch"]
-# %% ch04_strip_module_prefix points=2 feedback=passed
-def strip_module_prefix(state_dict):
-    result = {}
-    for name, tensor in state_dict.items():
-        changed = True
-        while changed:
-            changed = False
-            for prefix in ("module.", "_orig_mod."):
-                if name.startswith(prefix):
-                    name = name[len(prefix):]
-                    changed = True
-        result[name] = tensor
-    return result
+# %% ch04_load_unwrapped points=2 feedback=passed
+def load_unwrapped(model, state_dict):
+    wanted = list(model.state_dict())
+    sd = dict(state_dict)
+    while set(sd) != set(wanted):
+        for prefix in ("module.", "_orig_mod."):
+            if sd and all(k.startswith(prefix) for k in sd):
+                sd = {k[len(prefix):]: v for k, v in sd.items()}
+                break
+        else:
+            break
+    missing = [k for k in wanted if k not in sd]
+    unexpected = [k for k in sd if k not in wanted]
+    if missing or unexpected:
+        raise RuntimeError(
+            f"checkpoint does not match the model. Missing: {missing}. Unexpected: {unexpected}"
+        )
+    model.load_state_dict(sd)

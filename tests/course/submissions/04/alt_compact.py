@@ -1,18 +1,23 @@
-# Corpus: a third correct style: a helper method for the residual branch, zero_grad after each
-# step, a tensor running total, the epoch stored as a tensor, a recursive prefix stripper.
+# Corpus: a third correct style: a helper for the conv + batch norm pairs, zero_grad after each
+# step, a tensor running total, the epoch stored as a tensor, the wrapping read from the keys'
+# common prefix and PyTorch's strict load naming what does not fit.
 # %% ch04_residual_block points=2 feedback=passed
-class ResidualBlock(nn.Module):
-    def __init__(self, channels: int) -> None:
-        super().__init__()
-        conv = lambda: nn.Conv2d(channels, channels, 3, padding=1, bias=False)  # noqa: E731
-        self.conv1, self.bn1 = conv(), nn.BatchNorm2d(channels)
-        self.conv2, self.bn2 = conv(), nn.BatchNorm2d(channels)
+def _conv_bn(cin, cout, kernel, stride=1):
+    return [nn.Conv2d(cin, cout, kernel, stride=stride, padding=kernel // 2, bias=False),
+            nn.BatchNorm2d(cout)]
 
-    def branch(self, x):
-        return self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))
+
+class ResidualBlock(nn.Module):
+    def __init__(self, in_channels, out_channels, stride=1):
+        super().__init__()
+        self.branch = nn.Sequential(*_conv_bn(in_channels, out_channels, 3, stride), nn.ReLU(),
+                                    *_conv_bn(out_channels, out_channels, 3))
+        same = (in_channels, stride) == (out_channels, 1)
+        self.shortcut = nn.Identity() if same else nn.Sequential(
+            *_conv_bn(in_channels, out_channels, 1, stride))
 
     def forward(self, x):
-        return F.relu(self.branch(x) + x)
+        return F.relu(self.branch(x) + self.shortcut(x))
 # %% ch04_train_one_epoch points=3 feedback=passed
 def train_one_epoch(model, loader, optimizer, loss_fn, device):
     model.train()
@@ -55,13 +60,20 @@ def load_checkpoint(path, model, optimizer, scheduler):
         locals()[obj].load_state_dict(ckpt[obj])
     torch.set_rng_state(ckpt["rng"])
     return int(ckpt["epoch"].item())
-# %% ch04_strip_module_prefix points=2 feedback=passed
-def _strip(key):
-    for prefix in ("module.", "_orig_mod."):
-        if key.startswith(prefix):
-            return _strip(key[len(prefix):])
-    return key
+# %% ch04_load_unwrapped points=2 feedback=passed
+import os
 
 
-def strip_module_prefix(state_dict):
-    return {_strip(key): value for key, value in state_dict.items()}
+def load_unwrapped(model, state_dict):
+    own = set(model.state_dict())
+    common = os.path.commonprefix(list(state_dict))
+    candidates = [""]
+    while True:
+        longer = [candidates[-1] + w for w in ("module.", "_orig_mod.")
+                  if common.startswith(candidates[-1] + w)]
+        if not longer:
+            break
+        candidates.append(longer[0])
+    fitting = [p for p in candidates if {k[len(p):] for k in state_dict} == own]
+    prefix = fitting[0] if fitting else candidates[-1]
+    model.load_state_dict({k[len(prefix):]: v for k, v in state_dict.items()})  # strict names them

@@ -1,22 +1,33 @@
 # Corpus: other correct styles: NumPy averages (np.float64 results), a torchvision-style block with
-# an in-place ReLU module, an atomic save, a regular expression for the prefixes.
+# an in-place ReLU module and an empty nn.Sequential as identity, an atomic save, a regular
+# expression for the wrapper prefixes and load_state_dict(strict=False)'s report as an error.
 # %% ch04_residual_block points=2 feedback=passed
-class ResidualBlock(nn.Module):
-    def __init__(self, channels):
+class _Branch(nn.Module):
+    def __init__(self, cin, cout, stride):
         super().__init__()
-        self.conv1 = nn.Conv2d(channels, channels, kernel_size=3, stride=1, padding=1, bias=False)
-        self.bn1 = nn.BatchNorm2d(channels)
+        self.conv1 = nn.Conv2d(cin, cout, kernel_size=3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
         self.relu = nn.ReLU(inplace=True)
-        self.conv2 = nn.Conv2d(channels, channels, kernel_size=3, stride=1, padding=1, bias=False)
-        self.bn2 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(cout, cout, kernel_size=3, stride=1, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
 
     def forward(self, x):
-        out = self.conv1(x)
-        out = self.bn1(out)
-        out = self.relu(out)
-        out = self.conv2(out)
-        out = self.bn2(out)
-        out += x
+        return self.bn2(self.conv2(self.relu(self.bn1(self.conv1(x)))))
+
+
+class ResidualBlock(nn.Module):
+    def __init__(self, in_channels, out_channels, stride=1):
+        super().__init__()
+        self.branch = _Branch(in_channels, out_channels, stride)
+        self.shortcut = nn.Sequential()  # an empty Sequential passes x on
+        if stride != 1 or in_channels != out_channels:
+            self.shortcut.append(nn.Conv2d(in_channels, out_channels, 1, stride, bias=False))
+            self.shortcut.append(nn.BatchNorm2d(out_channels))
+        self.relu = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        out = self.branch(x)
+        out += self.shortcut(x)
         return self.relu(out)
 # %% ch04_train_one_epoch points=3 feedback=passed
 def train_one_epoch(model, loader, optimizer, loss_fn, device):
@@ -66,9 +77,21 @@ def load_checkpoint(path, model, optimizer, scheduler):
     scheduler.load_state_dict(ckpt["sched"])
     torch.random.set_rng_state(ckpt["rng"])
     return int(ckpt["epoch"])
-# %% ch04_strip_module_prefix points=2 feedback=passed
+# %% ch04_load_unwrapped points=2 feedback=passed
 import re
 
+_WRAPPER = re.compile(r"(?:module|_orig_mod)\.")
 
-def strip_module_prefix(state_dict):
-    return {re.sub(r"^(?:module\.|_orig_mod\.)+", "", k): v for k, v in state_dict.items()}
+
+def load_unwrapped(model, state_dict):
+    own = set(model.state_dict())
+    renamed = dict(state_dict)
+    while set(renamed) != own:
+        heads = {m.group() if (m := _WRAPPER.match(k)) else None for k in renamed}
+        if len(heads) != 1 or None in heads:
+            break
+        head = heads.pop()
+        renamed = {k[len(head):]: v for k, v in renamed.items()}
+    report = model.load_state_dict(renamed, strict=False)
+    if report.missing_keys or report.unexpected_keys:
+        raise KeyError(f"missing={report.missing_keys} unexpected={report.unexpected_keys}")

@@ -1,5 +1,5 @@
 # Corpus: the next epoch returned instead of the saved one; NumPy's generator state saved too
-# (another file); cloned tensors returned by the prefix stripper.
+# (another file); a state dict that does not fit refused without naming its keys.
 # %% ch04_checkpoint points=0 feedback="returned 2 for a checkpoint saved with epoch=1"
 def save_checkpoint(path, model, optimizer, scheduler, epoch):
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
@@ -14,11 +14,13 @@ def load_checkpoint(path, model, optimizer, scheduler):
     scheduler.load_state_dict(ckpt["scheduler"])
     torch.set_rng_state(ckpt["rng"])
     return ckpt["epoch"] + 1
-# %% ch04_strip_module_prefix points=0 feedback="the very same tensor"
-def strip_module_prefix(state_dict):
-    out = {}
-    for key, value in state_dict.items():
-        while key.startswith(("module.", "_orig_mod.")):
-            key = key.split(".", 1)[1]
-        out[key] = value.clone()
-    return out
+# %% ch04_load_unwrapped points=0 feedback="should name ['head.bias', 'extra.weight']"
+def load_unwrapped(model, state_dict):
+    wanted = set(model.state_dict())
+    sd = dict(state_dict)
+    while set(sd) != wanted:
+        shared = [p for p in ("module.", "_orig_mod.") if sd and all(k.startswith(p) for k in sd)]
+        if not shared:
+            raise ValueError("this checkpoint was saved from a different model")
+        sd = {k[len(shared[0]):]: v for k, v in sd.items()}
+    model.load_state_dict(sd)

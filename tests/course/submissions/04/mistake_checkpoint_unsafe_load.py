@@ -1,5 +1,5 @@
 # Corpus: a correct checkpoint loaded with weights_only=False (through an alias of torch.load);
-# the input state dict emptied and refilled in place.
+# the caller's state dict renamed in place (consume_prefix_in_state_dict_if_present).
 # %% ch04_checkpoint points=0 feedback="weights_only=False"
 from torch import load as torch_load
 
@@ -17,12 +17,17 @@ def load_checkpoint(path, model, optimizer, scheduler):
     scheduler.load_state_dict(ckpt["scheduler"])
     torch.set_rng_state(ckpt["rng"])
     return ckpt["epoch"]
-# %% ch04_strip_module_prefix points=0 feedback="modified"
-def strip_module_prefix(state_dict):
-    items = list(state_dict.items())
-    state_dict.clear()
-    for key, value in items:
-        while key.startswith(("module.", "_orig_mod.")):
-            key = key.split(".", 1)[1]
-        state_dict[key] = value
-    return state_dict
+# %% ch04_load_unwrapped points=0 feedback="was modified"
+from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+
+
+def load_unwrapped(model, state_dict):
+    wanted = set(model.state_dict())
+    while set(state_dict) != wanted:
+        for prefix in ("module.", "_orig_mod."):
+            if state_dict and all(k.startswith(prefix) for k in state_dict):
+                consume_prefix_in_state_dict_if_present(state_dict, prefix)
+                break
+        else:
+            break
+    model.load_state_dict(state_dict)

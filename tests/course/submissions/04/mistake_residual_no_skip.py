@@ -1,13 +1,17 @@
-# Corpus: typical ResidualBlock mistakes, one file each would waste kernels: the other four
-# exercises come from _base.py and must keep their points.
-# %% ch04_residual_block points=0 feedback="is the input added back"
+# Corpus: the shortcut built but its output never added: the block is a plain two-layer stack.
+# %% ch04_residual_block points=0 feedback="added back"
 class ResidualBlock(nn.Module):
-    def __init__(self, channels):
+    def __init__(self, in_channels, out_channels, stride=1):
         super().__init__()
-        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
-        self.bn1 = nn.BatchNorm2d(channels)
-        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
-        self.bn2 = nn.BatchNorm2d(channels)
+        self.branch = nn.Sequential(
+            nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1, bias=False),
+            nn.BatchNorm2d(out_channels), nn.ReLU(),
+            nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False),
+            nn.BatchNorm2d(out_channels),
+        )
+        same = in_channels == out_channels and stride == 1
+        self.shortcut = nn.Identity() if same else nn.Conv2d(in_channels, out_channels, 1, stride)
 
     def forward(self, x):
-        return F.relu(self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x))))))
+        identity = self.shortcut(x)  # built, then forgotten
+        return F.relu(self.branch(x))

@@ -1,15 +1,19 @@
 # Corpus: the last ReLU applied before the addition.
 # %% ch04_residual_block points=0 feedback="after the addition"
 class ResidualBlock(nn.Module):
-    def __init__(self, channels):
+    def __init__(self, in_channels, out_channels, stride=1):
         super().__init__()
-        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
-        self.bn1 = nn.BatchNorm2d(channels)
-        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
-        self.bn2 = nn.BatchNorm2d(channels)
+        self.branch = nn.Sequential(
+            nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1, bias=False),
+            nn.BatchNorm2d(out_channels), nn.ReLU(),
+            nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False),
+            nn.BatchNorm2d(out_channels), nn.ReLU(),
+        )
+        same = in_channels == out_channels and stride == 1
+        self.shortcut = nn.Identity() if same else nn.Conv2d(in_channels, out_channels, 1, stride)
 
     def forward(self, x):
-        return x + F.relu(self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x))))))
+        return self.shortcut(x) + self.branch(x)
 # %% ch04_train_one_epoch points=0 feedback="zero_grad"
 def train_one_epoch(model, loader, optimizer, loss_fn, device):
     model.train()

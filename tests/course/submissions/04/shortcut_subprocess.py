@@ -1,15 +1,34 @@
-# Corpus: the reference asked for in another Python process while the hidden tests run.
+# Corpus: the reference asked for in another Python process while the hidden tests run: the
+# model's entries and the file go over in a temporary file, the loaded entries come back.
 # review: other programs
-# %% ch04_strip_module_prefix points=0 feedback="another program"
-import json
+# %% ch04_load_unwrapped points=0 feedback="another program"
 import subprocess
 import sys
+import tempfile
+
+_CHILD = """
+import sys, torch, companion
+from torch import nn
+own, given = torch.load(sys.argv[1], weights_only=True)
+holder = nn.Module()
+for name, value in own.items():
+    *path, leaf = name.split(".")
+    node = holder
+    for part in path:
+        if part not in node._modules:
+            node.add_module(part, nn.Module())
+        node = node._modules[part]
+    node.register_buffer(leaf, value.clone())
+companion.load_unwrapped(holder, given)
+torch.save(holder.state_dict(), sys.argv[1])
+"""
 
 
-def strip_module_prefix(state_dict):
-    keys = list(state_dict)
-    code = "import json, sys, companion; keys = json.load(sys.stdin); " \
-           "print(json.dumps(list(companion.strip_prefixes(dict.fromkeys(keys)))))"
-    done = subprocess.run([sys.executable, "-c", code], input=json.dumps(keys), text=True,
-                          capture_output=True, check=True)
-    return dict(zip(json.loads(done.stdout), state_dict.values()))
+def load_unwrapped(model, state_dict):
+    with tempfile.NamedTemporaryFile(suffix=".pt") as f:
+        torch.save((model.state_dict(), dict(state_dict)), f.name)
+        done = subprocess.run([sys.executable, "-c", _CHILD, f.name], capture_output=True,
+                              text=True)
+        if done.returncode:
+            raise RuntimeError(done.stderr.strip().splitlines()[-1])
+        model.load_state_dict(torch.load(f.name, weights_only=True))

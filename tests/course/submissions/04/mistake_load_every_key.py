@@ -1,6 +1,7 @@
-# Corpus: the keys stripped right, but the result sorted by name: not the input's order.
-# %% ch04_strip_module_prefix points=0 feedback="order"
-def strip_module_prefix(state_dict):
+# Corpus: every leading wrapper prefix stripped from every key (the helper of a plain state-dict
+# renamer), so a submodule really called `module` loses its name in a plain file.
+# %% ch04_load_unwrapped points=0 feedback="a submodule of that name"
+def load_unwrapped(model, state_dict):
     result = {}
     for name, tensor in state_dict.items():
         changed = True
@@ -11,4 +12,4 @@ def strip_module_prefix(state_dict):
                     name = name[len(prefix):]
                     changed = True
         result[name] = tensor
-    return dict(sorted(result.items()))
+    model.load_state_dict(result)

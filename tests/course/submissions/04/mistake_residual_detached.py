@@ -1,0 +1,17 @@
+# Corpus: the shortcut fed x.detach(): the forward pass is right, no gradient takes the short path.
+# %% ch04_residual_block points=0 feedback="is x detached"
+class ResidualBlock(nn.Module):
+    def __init__(self, in_channels, out_channels, stride=1):
+        super().__init__()
+        self.branch = nn.Sequential(
+            nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1, bias=False),
+            nn.BatchNorm2d(out_channels), nn.ReLU(),
+            nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False),
+            nn.BatchNorm2d(out_channels),
+        )
+        same = in_channels == out_channels and stride == 1
+        self.shortcut = nn.Identity() if same else nn.Conv2d(in_channels, out_channels, 1, stride)
+
+    def forward(self, x):
+        identity = self.shortcut(x.detach())  # "the skip is not trained anyway"
+        return F.relu(self.branch(x) + identity)
