@@ -457,7 +457,10 @@ def load_checkpoint(
             generator state is returned under ``"rng"`` for the caller to restore later.
         map_location: where tensors are loaded first (the optimizer moves its state to its
             parameters' device itself).
-        strict: passed to ``model.load_state_dict``.
+        strict: True: the keys must fit the model exactly once the wrapper prefixes the file
+            carries are removed (read from the file, as :func:`load_unwrapped` does); False:
+            every leading wrapper prefix is stripped (:func:`strip_prefixes`) and
+            ``model.load_state_dict(..., strict=False)`` loads what matches.
 
     Returns:
         What was not consumed: ``{"epoch": ..., "step": ..., **extra}``.
@@ -477,8 +480,11 @@ def load_checkpoint(
     ckpt = _read(path, map_location)
     target = unwrap_model(model)
     try:
-        target.load_state_dict(strip_prefixes(ckpt["model"]), strict=strict)
-    except RuntimeError as err:
+        if strict:  # the wrappers read from the file's keys: a child called `module` keeps it
+            load_unwrapped(target, ckpt["model"])
+        else:
+            target.load_state_dict(strip_prefixes(ckpt["model"]), strict=False)
+    except (RuntimeError, CheckpointError) as err:
         raise CheckpointError(f"{path} does not fit this model: {err}") from None
     for name, obj in (("optimizer", optimizer), ("scheduler", scheduler), ("scaler", scaler)):
         if obj is None:

@@ -290,6 +290,22 @@ def test_what_does_not_fit_is_named(tmp_path):
         )
 
 
+def test_a_child_called_module_keeps_its_name_through_a_checkpoint(tmp_path):
+    class Holder(nn.Module):  # every key starts with "module.", and nothing was wrapped
+        def __init__(self):
+            super().__init__()
+            self.module = nn.Linear(2, 2)
+
+    torch.manual_seed(0)
+    saved = Holder()
+    save_checkpoint(tmp_path / "plain.pt", model=saved)
+    save_checkpoint(tmp_path / "wrapped.pt", model=nn.DataParallel(saved))
+    for name in ("plain.pt", "wrapped.pt"):
+        fresh = Holder()
+        load_checkpoint(tmp_path / name, model=fresh)
+        assert torch.equal(fresh.module.weight, saved.module.weight), name
+
+
 def test_a_crash_during_save_keeps_the_previous_file(tmp_path, monkeypatch):
     model = nn.Linear(4, 4)
     path = save_checkpoint(tmp_path / "c.pt", model=model, epoch=1)
