@@ -73,15 +73,21 @@ def load_checkpoint(path, model, optimizer, scheduler):
     return state["epoch"]
 # %% ch04_load_unwrapped points=2 feedback=passed
 def load_unwrapped(model, state_dict):
-    wanted = list(model.state_dict())
-    sd = dict(state_dict)
-    while set(sd) != set(wanted):
-        for prefix in ("module.", "_orig_mod."):
-            if sd and all(k.startswith(prefix) for k in sd):
-                sd = {k[len(prefix):]: v for k, v in sd.items()}
-                break
-        else:
+    wanted = set(model.state_dict())
+    keys = list(state_dict)
+    prefixes = [""]
+    while keys:
+        longer = [
+            prefixes[-1] + w
+            for w in ("module.", "_orig_mod.")
+            if all(k.startswith(prefixes[-1] + w) for k in keys)
+        ]
+        if not longer:
             break
+        prefixes.append(longer[0])
+    # peel as far as brings the most keys home (a child called `module` is not a wrapper)
+    best = max(prefixes, key=lambda p: sum(k[len(p):] in wanted for k in keys))
+    sd = {k[len(best):]: v for k, v in state_dict.items()}
     missing = [k for k in wanted if k not in sd]
     unexpected = [k for k in sd if k not in wanted]
     if missing or unexpected:

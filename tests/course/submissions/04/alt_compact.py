@@ -75,5 +75,7 @@ def load_unwrapped(model, state_dict):
             break
         candidates.append(longer[0])
     fitting = [p for p in candidates if {k[len(p):] for k in state_dict} == own]
-    prefix = fitting[0] if fitting else candidates[-1]
+    prefix = fitting[0] if fitting else max(
+        candidates, key=lambda p: len({k[len(p):] for k in state_dict} & own)
+    )
     model.load_state_dict({k[len(prefix):]: v for k, v in state_dict.items()})  # strict names them

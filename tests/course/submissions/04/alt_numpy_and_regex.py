@@ -91,7 +91,10 @@ def load_unwrapped(model, state_dict):
         if len(heads) != 1 or None in heads:
             break
         head = heads.pop()
-        renamed = {k[len(head):]: v for k, v in renamed.items()}
+        peeled = {k[len(head):]: v for k, v in renamed.items()}
+        if len(own & set(peeled)) < len(own & set(renamed)):
+            break  # a submodule called `module`, not a wrapper: peeling loses keys
+        renamed = peeled
     report = model.load_state_dict(renamed, strict=False)
     if report.missing_keys or report.unexpected_keys:
         raise KeyError(f"missing={report.missing_keys} unexpected={report.unexpected_keys}")
