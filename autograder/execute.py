@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import secrets
 import tempfile
 import threading
@@ -30,6 +31,8 @@ __all__ = ["Step", "StepOutcome", "run_steps", "GradingError"]
 
 _TIMEOUT_ENAME = "CellTimeout"
 _INTERRUPT_GRACE_S = 5.0
+# what a cell printed that `autograder verify` refuses in the course's own source
+_DEPRECATED = re.compile(r"\b(DeprecationWarning|FutureWarning)\b")
 OUTPUT_LIMIT_BYTES = 8 * 2**20  # what one cell may print before it is stopped
 
 
@@ -71,6 +74,7 @@ class StepOutcome:
     evalue: str = ""
     flags: list[str] = field(default_factory=list)
     stdout: str = field(default="", repr=False)
+    warnings: list[str] = field(default_factory=list, repr=False)
     data: dict | None = field(default=None, repr=False)
 
 
@@ -321,12 +325,19 @@ class _Session:
             for o in cell.outputs
             if o.get("output_type") == "stream" and o.get("name") == "stdout"
         )
+        warned = [
+            line.strip()
+            for o in cell.outputs
+            if o.get("output_type") == "stream"
+            for line in o.get("text", "").splitlines()
+            if _DEPRECATED.search(line)
+        ]
         errors = [o for o in cell.outputs if o.get("output_type") == "error"]
         if content.get("status") == "ok" and not errors:
-            return StepOutcome("ok", stdout=stdout)
+            return StepOutcome("ok", stdout=stdout, warnings=warned)
         first = errors[0] if errors else content
         ename, evalue = str(first.get("ename", "Error")), str(first.get("evalue", ""))
-        return StepOutcome("error", ename=ename, evalue=evalue, stdout=stdout)
+        return StepOutcome("error", ename=ename, evalue=evalue, stdout=stdout, warnings=warned)
 
     async def _after_timeout(self) -> StepOutcome:
         """The kernel was interrupted; keep it if it answers, else mark it for restart."""

@@ -141,6 +141,9 @@ class GradeResult:
         error: why the submission could not be graded (then ``exercises`` is empty).
         notes: what the grader did about the notebook (restored cells, kernel restarts).
         flags: code an instructor may want to review (never affects the score).
+        cell_problems: cells that raised (outside the exercises' tests) or printed a
+            DeprecationWarning or FutureWarning; never affects the score (``autograder verify``
+            requires none in the course's own source).
         seconds: wall time spent grading.
     """
 
@@ -150,6 +153,7 @@ class GradeResult:
     error: str | None = None
     notes: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    cell_problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -179,6 +183,7 @@ class GradeResult:
             "exercises": [e.to_dict() for e in self.exercises],
             "notes": list(self.notes),
             "flags": list(self.flags),
+            "cell_problems": list(self.cell_problems),
             "seconds": round(self.seconds, 2),
         }
 
@@ -196,6 +201,7 @@ class GradeResult:
             error=data.get("error"),
             notes=list(data.get("notes", [])),
             flags=list(data.get("flags", [])),
+            cell_problems=list(data.get("cell_problems", [])),
             seconds=float(data.get("seconds", 0.0)),
         )
 
@@ -349,6 +355,11 @@ async def _grade(
         for flag in outcome.flags:
             if flag not in result.flags:
                 result.flags.append(flag)
+        result.cell_problems += [f"{step.label}: {line}" for line in outcome.warnings]
+        if step.kind == "cell" and outcome.status in ("error", "timeout", "died"):
+            result.cell_problems.append(
+                f"{step.label} stopped ({outcome.status}): {outcome.ename}: {outcome.evalue[:300]}"
+            )
     for exercise in exercises:
         test = outcomes[exercise["test_step"]]
         step = exercise["solution_step"]

@@ -1,7 +1,9 @@
 """``python -m autograder verify``: prove every chapter is gradable and leaks nothing.
 
 For every chapter: the source notebook follows the conventions (canaries, points, test cells),
-the source scores full marks, the released stub scores zero on every exercise; then
+the source runs in fast mode with no error outside the exercises' tests and no
+DeprecationWarning or FutureWarning printed, and scores full marks; the released stub scores
+zero on every exercise; then
 ``notebooks/`` is in sync with the source, and a leak scan finds no canary, solution line or
 hidden-test line in any learner notebook.
 """
@@ -164,8 +166,11 @@ def _judge_grading(chapter: Chapter, role: str, result) -> Check:
     if role == "source":
         bad = [e for e in result.exercises if e.status != "passed"]
         details = [f"{e.name}: {e.feedback}" for e in bad] + [f"note: {n}" for n in result.notes]
+        problems = result.cell_problems  # an error outside the tests, a deprecation warning
         return Check(
-            not bad, f"{chapter.name}: source scores full marks ({total})", details if bad else []
+            not bad and not problems,
+            f"{chapter.name}: source runs cleanly and scores full marks ({total})",
+            (details if bad else []) + problems,
         )
     bad = [e for e in result.exercises if e.points > 0]
     details = [

@@ -20,7 +20,7 @@ def test_verify_passes_on_a_good_course(tmp_path, capsys):
     code = main(["verify", "--course", str(course_dir), "--notebooks", str(notebooks)])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "ok   01-demo: source scores full marks (6 / 6)" in out
+    assert "ok   01-demo: source runs cleanly and scores full marks (6 / 6)" in out
     assert "ok   01-demo: released stub scores zero (0 / 6)" in out
     assert "ok   leak scan: 2 notebooks" in out and "verify passed" in out
 
@@ -78,7 +78,7 @@ def test_verify_reports_broken_chapters(tmp_path, capsys):
     assert "FAIL 01-demo: released stub scores zero (2 / 6)" in out
     assert "add earns 2 points on the stub" in out
     assert "missing: " in out and "verify FAILED" in out
-    assert "ok   02-extra: source scores full marks" in out
+    assert "ok   02-extra: source runs cleanly and scores full marks" in out
 
 
 def test_verify_catches_a_wrong_reference_solution(tmp_path):
@@ -91,7 +91,9 @@ def test_verify_catches_a_wrong_reference_solution(tmp_path):
     release(course, notebooks)
     report = verify(course, notebooks)
     failed = [c for c in report.checks if not c.ok]
-    assert [c.label for c in failed] == ["02-extra: source scores full marks (0 / 1)"]
+    assert [c.label for c in failed] == [
+        "02-extra: source runs cleanly and scores full marks (0 / 1)"
+    ]
     assert "double() is wrong (got 63, expected 42)" in failed[0].details[0]
 
 
@@ -110,7 +112,7 @@ def test_verify_requires_hidden_tests_declared_with_hidden_test(tmp_path, capsys
     assert code == 1
     assert "FAIL 02-extra: structure" in out
     assert "ch02_double_tests: the hidden tests must call autograder.checks.hidden_test" in out
-    assert "FAIL 02-extra: source scores full marks" in out
+    assert "FAIL 02-extra: source runs cleanly and scores full marks" in out
 
 
 def test_verify_chapter_grades_only_that_chapter(tmp_path, capsys):
@@ -120,7 +122,32 @@ def test_verify_chapter_grades_only_that_chapter(tmp_path, capsys):
     code = main([*args, "--chapter", "2"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "02-extra: source scores full marks" in out
+    assert "02-extra: source runs cleanly and scores full marks" in out
     assert "01-demo" not in out
     assert main([*args, "--chapter", "07"]) == 1
     assert "--chapter 07: no such chapter in the course" in capsys.readouterr().out
+
+
+def test_verify_catches_an_error_and_deprecation_warnings_outside_the_tests(tmp_path):
+    course_dir, notebooks = build_course(tmp_path)
+    source = course_dir / "source" / "02-extra" / "02-extra.ipynb"
+    nb = load(source)
+    cells = [
+        "import warnings\n"
+        "warnings.warn('old_api() is deprecated', DeprecationWarning)\n"
+        "warnings.warn('the default will change', FutureWarning)\n",
+        "print({}['missing'])\n",  # a demonstration that raises
+    ]
+    nb["cells"][2:2] = [nbformat.v4.new_code_cell(code) for code in cells]
+    source.write_text(json.dumps(nb, indent=1))
+    course = Course(course_dir)
+    release(course, notebooks)
+    report = verify(course, notebooks, only=["02"])
+    failed = [c for c in report.checks if not c.ok]
+    assert [c.label for c in failed] == [
+        "02-extra: source runs cleanly and scores full marks (1 / 1)"
+    ]
+    details = "\n".join(failed[0].details)
+    assert "DeprecationWarning: old_api() is deprecated" in details, details
+    assert "FutureWarning: the default will change" in details, details
+    assert "stopped (error): KeyError: 'missing'" in details, details

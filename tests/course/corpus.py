@@ -143,8 +143,8 @@ def _index(nb: dict, grade_id: str) -> int:
 # (the source's, hidden tests included) and the file's extra cells, a cell stays when it binds or
 # changes a name a kept cell reads, or when it sets global state (a seed, a switch, an environment
 # variable). The grader sees a learner who deleted some demonstration cells, which it allows and
-# ignores. Every corpus file, base included, is graded this way; `autograder verify` and
-# tests/course/test_notebooks.py run the chapters whole.
+# ignores. Every corpus file, base included, is graded this way; `autograder verify` and the
+# browser tests run the chapters whole.
 
 import ast  # noqa: E402
 import re  # noqa: E402
