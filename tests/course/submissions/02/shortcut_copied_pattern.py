@@ -1,9 +1,15 @@
-# Corpus: the companion's private version pattern copied at cell time and used to read the driver's version. A regex a learner could write in a line, so the answer keeps its points (it is right); the copy is listed for review.
-# review: copied the companion's data
+# Corpus: the version pattern dug out of a private companion helper's constants at cell time (the module keeps no pattern constant any more). A regex is a line a learner writes, and choose_wheel's logic (driver rule, newest compatible tag, architectures) is the learner's own, so the answer keeps its points; the reach into private internals is listed for review.
+# review: touches the companion's private names
+# review: touches function internals
 # %% ch02_choose_wheel points=3 feedback="passed"
 import companion.env
 
-_VERSION = companion.env._VERSION  # kept in the learner's own name
+import re
+
+# The companion keeps no version pattern of its own any more: this digs it out of the private
+# helper's constants at cell time, a reference to the private helper like any other.
+_PATTERN = next(c for c in companion.env._parse_cuda.__code__.co_consts if isinstance(c, str) and c.startswith("^"))
+_VERSION = re.compile(_PATTERN)
 
 
 def choose_wheel(driver_cuda, capability, wheels):
