@@ -4,13 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab instructor test test-oldest setup sandbox browser lint format release verify corpus bench clean
+.PHONY: lab instructor test test-oldest setup sandbox browser lint format release verify book corpus bench clean
 
 # The stamp is rebuilt whenever pyproject.toml changes; otherwise setup does nothing.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[course,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[course,book,dev]'
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -85,7 +85,8 @@ test:
 	@$(PYTHON) .ci/stages.py \
 	  setup "$(SUBMAKE) setup sandbox browser" \
 	  ruff "$(BIN)/ruff check companion autograder tests benchmarks examples" \
-	  pytest "$(BIN)/python -m pytest -n 2 --dist loadscope --durations 15 tests" \
+	  book "$(BIN)/python -m autograder book --out build/book" \
+	  pytest "BOOK_HTML=build/book/html $(BIN)/python -m pytest -n 2 --dist loadscope --durations 15 tests" \
 	  verify "$(BIN)/python -m autograder verify" \
 	  setup-oldest "$(SUBMAKE) $(OLDEST_STAMP)" \
 	  test-oldest "$(SUBMAKE) test-oldest"
@@ -113,6 +114,12 @@ release: setup
 
 verify: setup
 	$(BIN)/python -m autograder verify
+
+# The course as a static HTML site in build/book/html (open index.html, or serve the folder from
+# any static host): every learner notebook run on the CPU, and companion's API reference.
+book: setup
+	$(BIN)/python -m autograder release --quiet
+	$(BIN)/python -m autograder book --out build/book
 
 bench: setup
 	$(BIN)/python benchmarks/loop_overhead.py

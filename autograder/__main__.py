@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder {release,grade,verify}`` (also the ``autograder`` script)."""
+"""Command line: ``python -m autograder {release,grade,verify,book}`` (also the ``autograder`` script)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ examples:
                                           (progress on stderr: a bar on a terminal, else a line
                                           per notebook)
   python -m autograder verify             what `make test` runs after pytest
+  python -m autograder book               the course as a static HTML site (build/book/html)
 """
 
 
@@ -360,6 +361,24 @@ def _verify(args, course, notebooks) -> int:
     return 0 if report.passed else 1
 
 
+def _book(args, course, notebooks) -> int:
+    from autograder.book import build_book
+
+    if args.jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
+    result = build_book(
+        course,
+        notebooks,
+        Path(args.out),
+        fast=args.fast,
+        jobs=args.jobs,
+        timeout=args.timeout,
+        log=lambda line: print(line, flush=True),
+    )
+    print(result.summary())
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -370,12 +389,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser = _Parser(
         prog="autograder",
-        description="Release, grade and verify the PyTorch in Practice notebooks.",
+        description="Release, grade and verify the PyTorch in Practice notebooks, and build its book.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(
-        dest="command", metavar="{release,grade,verify}", parser_class=_Parser
+        dest="command", metavar="{release,grade,verify,book}", parser_class=_Parser
     )
     parser.set_defaults(command=None)
 
@@ -449,6 +468,29 @@ def _parser() -> argparse.ArgumentParser:
         "--timeout", type=float, default=120.0, metavar="S", help="seconds per cell (default: 120)"
     )
     ver.set_defaults(run=_verify)
+
+    book = sub.add_parser(
+        "book",
+        parents=[common],
+        help="build the course as a static HTML book with companion's API reference",
+        description="Run every released notebook (notebooks/: what learners get, no solutions) "
+        "and build, offline, a static site of the chapters and companion's API reference with "
+        "Sphinx and MyST-NB; its links are checked and its pages leak-scanned. Open "
+        "OUT/html/index.html in a browser, or serve OUT/html from any static host.",
+    )
+    book.add_argument(
+        "--out", default="build/book", metavar="DIR", help="build folder (default: build/book)"
+    )
+    book.add_argument(
+        "--fast", action="store_true", help="run the chapters in fast mode (COURSE_FAST=1)"
+    )
+    book.add_argument(
+        "--jobs", type=int, default=2, metavar="N", help="chapters run side by side (default: 2)"
+    )
+    book.add_argument(
+        "--timeout", type=int, default=600, metavar="S", help="seconds per cell (default: 600)"
+    )
+    book.set_defaults(run=_book)
     return parser
 
 

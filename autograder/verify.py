@@ -248,6 +248,38 @@ def _structure(chapter: Chapter) -> Check:
     return Check(not problems, label, problems)
 
 
+def course_secrets(course: Course) -> dict[str, str]:
+    """Every secret line of the course (solutions, hidden tests) -> the chapter it comes from.
+
+    A line that some chapter shows learners anyway (``raise AssertionError(``) is no secret.
+    """
+    secrets: dict[str, str] = {}
+    public: set[str] = set()  # lines some chapter shows learners: not a secret of any other
+    for chapter in course.chapters():
+        source = read_json_notebook(chapter.source)
+        for line in secret_lines(source):
+            secrets.setdefault(line, chapter.name)
+        for cell in source["cells"]:
+            public |= public_lines(cell_source(cell))
+    return {line: name for line, name in secrets.items() if line not in public}
+
+
+def leak_scan_text(course: Course, texts: dict[str, str]) -> list[str]:
+    """The leaks in named texts (a built HTML page's visible text, say): canaries, secret lines."""
+    secrets = course_secrets(course)
+    leaks = []
+    for name, text in texts.items():
+        if "CANARY" in text:
+            leaks.append(f"{name}: contains a CANARY line")
+        for line in text.split("\n"):
+            origin = secrets.get(line.strip())
+            if origin:
+                leaks.append(
+                    f"{name}: a line of {origin}'s solutions or hidden tests: {line.strip()[:80]!r}"
+                )
+    return leaks
+
+
 def leak_scan(course: Course, notebooks: Path) -> Check:
     """Look for any canary, solution line or hidden-test line in the learner notebooks.
 
@@ -259,18 +291,10 @@ def leak_scan(course: Course, notebooks: Path) -> Check:
     Returns:
         A :class:`Check` naming each leak's file, cell and origin.
     """
-    secrets: dict[str, str] = {}
-    public: set[str] = set()  # lines some chapter shows learners: not a secret of any other
     try:
-        for chapter in course.chapters():
-            source = read_json_notebook(chapter.source)
-            for line in secret_lines(source):
-                secrets.setdefault(line, chapter.name)
-            for cell in source["cells"]:
-                public |= public_lines(cell_source(cell))
+        secrets = course_secrets(course)
     except CourseError as exc:
         return Check(False, "leak scan", [str(exc)])
-    secrets = {line: name for line, name in secrets.items() if line not in public}
     leaks, files = [], 0
     folder = Path(notebooks)
     candidates = sorted(folder.rglob("*.ipynb")) if folder.is_dir() else []
