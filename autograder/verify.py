@@ -133,6 +133,9 @@ def verify(
     except CourseError as exc:
         report.checks.append(Check(False, "release", [str(exc)]))
     report.checks.append(leak_scan(course, notebooks))
+    book = course.root.parent / "build" / "book" / "html"
+    if book.is_dir():  # `make book` (and make test's book stage) built it: learners read it too
+        report.checks.append(leak_scan_site(course, book))
     if execute and chapters:
         with tempfile.TemporaryDirectory(prefix="autograder-verify-") as tmp:
             paths, roles = [], []
@@ -278,6 +281,18 @@ def leak_scan_text(course: Course, texts: dict[str, str]) -> list[str]:
                     f"{name}: a line of {origin}'s solutions or hidden tests: {line.strip()[:80]!r}"
                 )
     return leaks
+
+
+def leak_scan_site(course: Course, site: Path) -> Check:
+    """The leak scan over a built book (``make book``): every HTML page's visible text."""
+    from autograder.book import page_text
+
+    pages = sorted(Path(site).rglob("*.html"))
+    try:
+        leaks = leak_scan_text(course, {str(p.relative_to(site)): page_text(p) for p in pages})
+    except CourseError as exc:
+        return Check(False, "leak scan of the book", [str(exc)])
+    return Check(not leaks, f"leak scan: the book, {len(pages)} pages in {site}", leaks[:50])
 
 
 def leak_scan(course: Course, notebooks: Path) -> Check:

@@ -151,3 +151,21 @@ def test_verify_catches_an_error_and_deprecation_warnings_outside_the_tests(tmp_
     assert "DeprecationWarning: old_api() is deprecated" in details, details
     assert "FutureWarning: the default will change" in details, details
     assert "stopped (error): KeyError: 'missing'" in details, details
+
+
+def test_verify_scans_a_built_book_next_to_the_course(tmp_path, capsys):
+    """`make book` writes build/book/html beside course/: verify's leak scan covers its pages."""
+    course_dir, notebooks = build_course(tmp_path)
+    release(Course(course_dir), notebooks)
+    site = course_dir.parent / "build" / "book" / "html" / "chapters"
+    site.mkdir(parents=True)
+    page = site / "01-demo.html"
+    page.write_text("<pre><span>print</span>(<span>1</span>)</pre>")
+    args = ["verify", "--course", str(course_dir), "--notebooks", str(notebooks)]
+    assert main(args) == 0
+    assert "ok   leak scan: the book, 1 pages" in capsys.readouterr().out
+    # a solution line, split into highlighted tokens and escaped as Pygments writes it
+    page.write_text("<pre>        <span>running_total</span> <span>+=</span> value\n</pre>")
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert "FAIL leak scan: the book" in out and "running_total += value" in out
