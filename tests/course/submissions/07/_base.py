@@ -25,7 +25,7 @@ def clip_and_step(model, optimizer, scaler, max_norm):
     scaler.update()
     return float(total)
 # %% ch07_train_epoch_amp points=4 feedback=passed
-def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype):
+def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype, scheduler=None):
     batches = list(loader)
     epoch_loss, epoch_samples = 0.0, 0
     for start in range(0, len(batches), accumulate):
@@ -42,9 +42,14 @@ def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, devic
                 weighted.backward()
             epoch_loss += loss.item() * targets.shape[0]
             epoch_samples += targets.shape[0]
+        stepped = True
         if scaler is not None:
+            scale_before = scaler.get_scale()
             scaler.step(optimizer)
             scaler.update()
+            stepped = scaler.get_scale() >= scale_before  # halved: the step was skipped
         else:
             optimizer.step()
+        if scheduler is not None and stepped:
+            scheduler.step()
     return epoch_loss / epoch_samples

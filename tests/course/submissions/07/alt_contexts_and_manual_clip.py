@@ -32,9 +32,11 @@ def clip_and_step(model, optimizer, scaler, max_norm):
         optimizer.step()
     return norm.item()
 # %% ch07_train_epoch_amp points=4 feedback=passed
-def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype):
+def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype, scheduler=None):
     total_loss = 0.0
     total_n = 0
+    ran = []  # one entry per optimizer.step() that really ran (scaler.step skips it on inf)
+    handle = optimizer.register_step_post_hook(lambda opt, args, kwargs: ran.append(True))
 
     def flush(group):
         nonlocal total_loss, total_n
@@ -50,11 +52,14 @@ def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, devic
                 scaler.scale(part).backward()
             total_loss += mean.item() * len(y)
             total_n += len(y)
+        ran.clear()
         if scaler is None:
             optimizer.step()
         else:
             scaler.step(optimizer)
             scaler.update()
+        if ran and scheduler is not None:
+            scheduler.step()
 
     pending = []
     for batch in loader:
@@ -64,4 +69,5 @@ def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, devic
             pending = []
     if pending:
         flush(pending)
+    handle.remove()
     return total_loss / total_n

@@ -25,7 +25,7 @@ def clip_and_step(model, optimizer, scaler, max_norm):
 import itertools
 
 
-def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype):
+def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype, scheduler=None):
     iterator = iter(loader)
     loss_sum = 0.0
     count = 0
@@ -45,9 +45,15 @@ def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, devic
                 loss.backward()
             loss_sum += summed.item()
             count += int(t.numel())
+        finite = True
         if scaler:
+            scaler.unscale_(optimizer)  # inf stays inf: the gradients tell whether step will skip
+            grads = [p.grad for g in optimizer.param_groups for p in g["params"] if p.grad is not None]
+            finite = bool(torch.stack([torch.isfinite(gr).all() for gr in grads]).all())
             scaler.step(optimizer)
             scaler.update()
         else:
             optimizer.step()
+        if finite and scheduler:
+            scheduler.step()
     return loss_sum / count

@@ -1,6 +1,6 @@
 # Corpus: autocast always in float16, whatever dtype says.
 # %% ch07_train_epoch_amp points=0 feedback="the dtype passed in"
-def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype):
+def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype, scheduler=None):
     batches = list(loader)
     epoch_loss, epoch_samples = 0.0, 0
     for start in range(0, len(batches), accumulate):
@@ -17,9 +17,14 @@ def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, devic
                 weighted.backward()
             epoch_loss += loss.item() * targets.shape[0]
             epoch_samples += targets.shape[0]
+        taken = True
         if scaler is not None:
+            before = scaler.get_scale()
             scaler.step(optimizer)
             scaler.update()
+            taken = scaler.get_scale() >= before
         else:
             optimizer.step()
+        if scheduler is not None and taken:
+            scheduler.step()
     return epoch_loss / epoch_samples

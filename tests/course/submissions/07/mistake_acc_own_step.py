@@ -1,7 +1,9 @@
 # Corpus: the gradients unscaled by hand and optimizer.step() called directly: an update whose
 # gradients overflowed is applied instead of skipped.
 # %% ch07_train_epoch_amp points=0 feedback="scaler.step(optimizer), which skips"
-def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype):
+def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype, scheduler=None):
+    steps = []
+    hook = optimizer.register_step_post_hook(lambda *args: steps.append(1))
     batches = list(loader)
     epoch_loss, epoch_samples = 0.0, 0
     for start in range(0, len(batches), accumulate):
@@ -18,10 +20,14 @@ def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, devic
                 weighted.backward()
             epoch_loss += loss.item() * targets.shape[0]
             epoch_samples += targets.shape[0]
+        done = len(steps)
         if scaler is not None:
             scaler.unscale_(optimizer)
             optimizer.step()
             scaler.update()
         else:
             optimizer.step()
+        if scheduler is not None and len(steps) > done:
+            scheduler.step()
+    hook.remove()
     return epoch_loss / epoch_samples

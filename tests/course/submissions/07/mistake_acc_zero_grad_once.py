@@ -1,7 +1,7 @@
 # Corpus: gradients cleared once, before the epoch: every group's update also carries the gradients
 # of all the groups before it.
 # %% ch07_train_epoch_amp points=0 feedback="cleared once per group"
-def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype):
+def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype, scheduler=None):
     batches = list(loader)
     epoch_loss, epoch_samples = 0.0, 0
     optimizer.zero_grad()
@@ -18,9 +18,14 @@ def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, devic
                 weighted.backward()
             epoch_loss += loss.item() * targets.shape[0]
             epoch_samples += targets.shape[0]
+        taken = True
         if scaler is not None:
+            before = scaler.get_scale()
             scaler.step(optimizer)
             scaler.update()
+            taken = scaler.get_scale() >= before
         else:
             optimizer.step()
+        if scheduler is not None and taken:
+            scheduler.step()
     return epoch_loss / epoch_samples

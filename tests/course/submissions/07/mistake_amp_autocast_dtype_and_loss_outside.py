@@ -14,7 +14,7 @@ def amp_step(model, optimizer, loss_fn, inputs, targets, scaler, device_type, dt
         optimizer.step()
     return loss.item()
 # %% ch07_train_epoch_amp points=0 feedback="outside autocast"
-def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype):
+def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype, scheduler=None):
     batches = list(loader)
     total, count = 0.0, 0
     for start in range(0, len(batches), accumulate):
@@ -29,9 +29,14 @@ def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, devic
             (scaler.scale(w) if scaler is not None else w).backward()
             total += loss.item() * len(y)
             count += len(y)
+        taken = True
         if scaler is not None:
+            before = scaler.get_scale()
             scaler.step(optimizer)
             scaler.update()
+            taken = scaler.get_scale() >= before
         else:
             optimizer.step()
+        if scheduler is not None and taken:
+            scheduler.step()
     return total / count

@@ -13,7 +13,8 @@ _clip = companion.clip_and_step
 def clip_and_step(model, optimizer, scaler, max_norm):
     return _clip(model, optimizer, scaler, max_norm)
 # %% ch07_train_epoch_amp points=0 feedback="not delegated to the companion"
-def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype):
+def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype, scheduler=None):
     amp = {torch.float16: "fp16", torch.bfloat16: "bf16"}[dtype]
     return companion.train_one_epoch(model, loader, optimizer, loss_fn, device=device_type,
-                                     amp=amp, scaler=scaler, accumulate=accumulate)
+                                     amp=amp, scaler=scaler, accumulate=accumulate,
+                                     scheduler=scheduler)

