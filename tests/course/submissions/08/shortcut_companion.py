@@ -1,13 +1,12 @@
 # Corpus: every exercise handed to the companion, under other names: nothing earned, flagged.
 # review: companion
-# %% ch08_export_and_verify points=0 feedback="not delegated to the companion"
-from companion.export import export_onnx as _export, verify_onnx as _verify
+# %% ch08_diagnose_export points=0 feedback="not delegated to the companion"
+from companion.export import verify_onnx as _verify
 
 
-def export_and_verify(model, example, path, check_batches, atol=1e-4):
-    _export(model, example, path, input_names=["images"], output_names=["logits"])
-    report = _verify(path, model, example, batch_sizes=[len(b) for b in check_batches], atol=atol)
-    return [check.max_abs_diff for check in report.checks]
+def diagnose_export(model, path, batches, atol=1e-4):
+    report = _verify(path, model, batches[0], batch_sizes=[len(b) for b in batches], atol=atol)
+    return set() if report.passed else {"stale_weights"}
 # %% ch08_exportable_router points=3 feedback=passed
 class ExportableRouter(Router):
     def forward(self, x):

@@ -1,0 +1,31 @@
+# Corpus: diagnose_export that compares a fixed-batch file only on the batches of its size: when none
+# has that size, stale weights go unseen.
+# %% ch08_diagnose_export points=0 feedback="grouped to its size"
+def diagnose_export(model, path, batches, atol=1e-4):
+    problems = set()
+    as_written = ort.SessionOptions()
+    as_written.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    raw = ort.InferenceSession(str(path), as_written, providers=["CPUExecutionProvider"])
+    optimized = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    inputs, outputs = raw.get_inputs(), raw.get_outputs()
+    if [i.name for i in inputs] != ["images"] or [o.name for o in outputs] != ["logits"]:
+        problems.add("names")
+    batch_size = inputs[0].shape[0]  # an int when fixed, a name like 'batch' when dynamic
+    if isinstance(batch_size, int):
+        problems.add("fixed_batch")
+        batches = [b for b in batches if len(b) == batch_size]  # the ones the file accepts
+    was_training = {m: m.training for m in model.modules()}
+    model.eval()
+    with torch.no_grad():
+        expected = [model(b).numpy() for b in batches]
+    for m, training in was_training.items():
+        m.training = training
+    feed_name = inputs[0].name
+    for b, want in zip(batches, expected):
+        feed = {feed_name: b.numpy()}
+        once, twice = raw.run(None, feed)[0], raw.run(None, feed)[0]
+        if not np.array_equal(once, twice):
+            problems.add("training_mode")
+        if np.max(np.abs(optimized.run(None, feed)[0] - want)) > atol:
+            problems.add("stale_weights")
+    return problems
