@@ -540,10 +540,23 @@ _RULES: list[tuple[str, str, str, str, str]] = [
     (
         "no_driver",
         r"Found no NVIDIA driver on your system|NVIDIA-SMI has failed because it couldn't "
-        r"communicate with the NVIDIA driver|no CUDA-capable device is detected",
-        "No working NVIDIA driver or GPU is visible to this process.",
+        r"communicate with the NVIDIA driver",
+        "No working NVIDIA driver is reachable: none is installed, it is not loaded, or this "
+        "container was started without it.",
         "Install (or reinstall) the NVIDIA driver and check `nvidia-smi`; in a container, start "
-        "it with GPU access (`docker run --gpus all`); check CUDA_VISIBLE_DEVICES.",
+        "it with GPU access (`docker run --gpus all`).",
+        _CH2,
+    ),
+    (
+        "no_gpu_visible",
+        r"no CUDA-capable device is detected",
+        "The CUDA driver answered, but it shows this process no GPU: CUDA_VISIBLE_DEVICES is "
+        "empty or names GPUs that do not exist, the job or container was given no GPU, or the "
+        "GPU itself has stopped responding.",
+        "Run `nvidia-smi` (it ignores CUDA_VISIBLE_DEVICES): if it lists the GPU, check `echo "
+        "$CUDA_VISIBLE_DEVICES` (unset it or give valid indices) and ask the scheduler or "
+        "container for a GPU (`--gres=gpu:1`, `docker run --gpus all`); if it lists none or "
+        "fails, the machine needs its administrator. Reinstalling torch does not help.",
         _CH2,
     ),
     (
@@ -712,11 +725,11 @@ def diagnose(error_text) -> Diagnosis:
     """Explain a common environment error message: its likely cause and the fix.
 
     Recognises, among others: the CPU-only wheel ("Torch not compiled with CUDA enabled"), a
-    driver too old for the wheel, no driver, out of memory (CUDA, MPS, CPU), "device-side
-    assert triggered", a DataLoader worker killed, pickling errors of workers, CUDA in forked
-    workers, "no kernel image is available", tensors on different devices, shapes that do not
-    fit (in_features, channels, batch sizes), MPS not available, a torchvision or NumPy built
-    for another version, torch not installed, a broken install.
+    driver too old for the wheel, no driver, a driver that shows no GPU, out of memory (CUDA,
+    MPS, CPU), "device-side assert triggered", a DataLoader worker killed, pickling errors of
+    workers, CUDA in forked workers, "no kernel image is available", tensors on different
+    devices, shapes that do not fit (in_features, channels, batch sizes), MPS not available, a
+    torchvision or NumPy built for another version, torch not installed, a broken install.
 
     Args:
         error_text: the message (a traceback's last lines are enough), or the exception itself.

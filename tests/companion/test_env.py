@@ -57,6 +57,11 @@ def test_cuda_compatible_validates_its_inputs():
         ),
         ("RuntimeError: Found no NVIDIA driver on your system. Please check ...", "no_driver"),
         (
+            "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
+            "no_driver",
+        ),
+        ("RuntimeError: CUDA error: no CUDA-capable device is detected", "no_gpu_visible"),
+        (
             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; "
             "7.79 GiB total capacity)",
             "out_of_memory",
@@ -141,6 +146,15 @@ def test_diagnose_recognises_common_errors(message, key):
     assert result.key == key
     assert result.known and result.cause and result.fix and result.matched
     assert result.matched.lower() in message.lower()
+
+
+def test_diagnose_tells_no_visible_gpu_from_no_driver():
+    # "no CUDA-capable device is detected" comes from a driver that answered with no GPU for this
+    # process: CUDA_VISIBLE_DEVICES or a job without a GPU, not a missing driver.
+    result = diagnose("RuntimeError: CUDA error: no CUDA-capable device is detected")
+    assert result.key == "no_gpu_visible" and result.key != "no_driver"
+    assert "CUDA_VISIBLE_DEVICES" in result.cause and "nvidia-smi" in result.fix
+    assert "CUDA_VISIBLE_DEVICES" not in diagnose("Found no NVIDIA driver on your system").fix
 
 
 def test_diagnose_gives_actionable_fixes():
