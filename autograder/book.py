@@ -343,6 +343,8 @@ def check_links(site: Path) -> list[str]:
     """Every internal link and anchor of the built site that does not resolve."""
     pages: dict[Path, _Links] = {}
     for page in sorted(site.rglob("*.html")):
+        if "_static" in page.relative_to(site).parts:
+            continue  # the theme's template fragments, copied as they are: not pages
         parser = _Links()
         parser.feed(page.read_text(encoding="utf-8", errors="replace"))
         pages[page.resolve()] = parser

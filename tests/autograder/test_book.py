@@ -109,6 +109,8 @@ def test_check_links_finds_missing_files_and_anchors(tmp_path):
         '<div id="top"></div>'
     )
     (tmp_path / "a" / "page.html").write_text('<h1 id="here">h</h1><a href="../index.html">up</a>')
+    (tmp_path / "_static").mkdir()  # a theme's template fragment is not a page
+    (tmp_path / "_static" / "macros.html").write_text("<script src=\"{{ pathto('x.js', 1) }}\">")
     broken = check_links(tmp_path)
     assert broken == [
         "index.html: a/page.html#gone (no such anchor)",
