@@ -38,17 +38,20 @@ def train_one_epoch(model, loader, optimizer, loss_fn, device):
     return running / seen
 # %% ch04_evaluate points=3 feedback=passed
 def evaluate(model, loader, loss_fn, device):
-    mode = model.training
+    modes = {m: m.training for m in model.modules()}
     model.eval()
     loss_sum, hits, count = 0.0, 0, 0
-    with torch.inference_mode():
-        for inputs, targets in loader:
-            inputs, targets = inputs.to(device), targets.to(device)
-            scores = model(inputs)
-            loss_sum += loss_fn(scores, targets).item() * targets.numel()
-            hits += int((scores.argmax(1) == targets).sum())
-            count += targets.numel()
-    model.train(mode)
+    try:
+        with torch.inference_mode():
+            for inputs, targets in loader:
+                inputs, targets = inputs.to(device), targets.to(device)
+                scores = model(inputs)
+                loss_sum += loss_fn(scores, targets).item() * targets.numel()
+                hits += int((scores.argmax(1) == targets).sum())
+                count += targets.numel()
+    finally:
+        for m, mode in modes.items():  # modules() lists parents first, so children come last
+            m.train(mode)
     return {"loss": loss_sum / count, "accuracy": hits / count}
 # %% ch04_checkpoint points=4 feedback=passed
 def save_checkpoint(path, model, optimizer, scheduler, epoch):

@@ -1,6 +1,7 @@
 # Corpus: a third correct style: a helper for the conv + batch norm pairs, zero_grad after each
 # step, a tensor running total, the epoch stored as a tensor, the wrapping read from the keys'
-# common prefix and PyTorch's strict load naming what does not fit.
+# common prefix and PyTorch's strict load naming what does not fit; evaluate keeps every
+# module's mode in a context manager.
 # %% ch04_residual_block points=2 feedback=passed
 def _conv_bn(cin, cout, kernel, stride=1):
     return [nn.Conv2d(cin, cout, kernel, stride=stride, padding=kernel // 2, bias=False),
@@ -33,18 +34,30 @@ def train_one_epoch(model, loader, optimizer, loss_fn, device):
         n += len(targets)
     return (total / n).item()
 # %% ch04_evaluate points=3 feedback=passed
-def evaluate(model, loader, loss_fn, device):
-    before = model.training
+import contextlib
+
+
+@contextlib.contextmanager
+def measuring(model):
+    saved = [(m, m.training) for m in model.modules()]
     model.eval()
+    try:
+        with torch.no_grad():
+            yield
+    finally:
+        for m, flag in saved:
+            m.training = flag
+
+
+def evaluate(model, loader, loss_fn, device):
     total_loss = 0.0
     correct = 0
-    with torch.no_grad():
+    with measuring(model):
         for inputs, targets in loader:
             inputs, targets = inputs.to(device), targets.to(device)
             logits = model(inputs)
             total_loss += loss_fn(logits, targets).item() * len(inputs)
             correct += (logits.max(dim=1).indices == targets).sum().item()
-    model.train(before)
     n = len(loader.dataset)
     return dict(loss=total_loss / n, accuracy=correct / n)
 # %% ch04_checkpoint points=4 feedback=passed

@@ -45,7 +45,7 @@ def train_one_epoch(model, loader, optimizer, loss_fn, device):
 # %% ch04_evaluate points=3 feedback=passed
 @torch.no_grad()
 def evaluate(model, loader, loss_fn, device):
-    was_training = model.training
+    flags = [m.training for m in model.modules()]
     model.eval()
     losses, sizes, correct = [], [], []
     try:
@@ -56,7 +56,8 @@ def evaluate(model, loader, loss_fn, device):
             sizes.append(len(y))
             correct.append((out.argmax(dim=-1) == y).float().sum().item())
     finally:
-        model.train(was_training)
+        for m, flag in zip(model.modules(), flags):
+            m.train(flag)
     return {"loss": np.average(losses, weights=sizes), "accuracy": np.sum(correct) / np.sum(sizes)}
 # %% ch04_checkpoint points=4 feedback=passed
 def save_checkpoint(path, model, optimizer, scheduler, epoch):
