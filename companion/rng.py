@@ -77,6 +77,13 @@ def get_rng_state() -> dict:
 def set_rng_state(state: dict) -> None:
     """Restore generators captured by :func:`get_rng_state`.
 
+    Example:
+        >>> state = get_rng_state()
+        >>> first = torch.rand(3)
+        >>> set_rng_state(state)  # back to where the state was taken
+        >>> torch.equal(torch.rand(3), first)
+        True
+
     Raises:
         ValueError: if ``state`` is not a dict made by :func:`get_rng_state`.
     """
