@@ -27,7 +27,7 @@ $(OLDEST_STAMP): pyproject.toml $(STAMP)
 	test -x $(OLDEST)/bin/python || $(PYTHON) -m venv $(OLDEST)
 	$(OLDEST)/bin/python -m pip install --quiet --upgrade pip
 	$(OLDEST)/bin/python -m pip install --quiet "torch==$(TORCH_OLDEST)" \
-	  $$($(BIN)/python .ci/requirements.py --extra dev --without torch torchvision playwright)
+	  $$($(BIN)/python .ci/requirements.py --extra dev --extra onnx --extra plots --extra widgets --without torch torchvision playwright)
 	$(OLDEST)/bin/python -m pip install --quiet --no-deps -e .
 	touch $(OLDEST_STAMP)
 

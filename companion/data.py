@@ -1,6 +1,7 @@
 """Offline datasets: real handwritten digits, generated shapes and variable-length sequences.
 
-Everything here works without the network: ``digits`` is real data bundled with scikit-learn,
+Everything here works without the network: ``digits`` is real data shipped inside companion
+(scikit-learn's copy of the UCI digits, 45 KB: ``companion/datasets/README.md``),
 ``shapes`` and ``sequences`` are generated from a seed. The real torchvision datasets
 (``fashion_mnist``, ``cifar10``) are in :mod:`companion.vision_data`; the loaders that batch
 these datasets (``InMemoryLoader``, ``pad_collate``) are in :mod:`companion.loaders`.
@@ -15,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -22,6 +24,8 @@ import torch
 from torch.utils.data import Dataset, TensorDataset
 
 from companion._checks import _check_int
+
+_DIGITS = Path(__file__).with_name("datasets") / "digits.npz"
 
 __all__ = [
     "DIGITS_CLASSES",
@@ -110,19 +114,18 @@ def digits(upscale: int | None = None, *, seed: int = 0, val_fraction: float = 0
         >>> len(train_ds) + len(val_ds), train_ds[0][0].shape
         (1797, torch.Size([1, 8, 8]))
     """
-    from sklearn.datasets import load_digits
-
     if upscale is not None:
         _check_int("upscale", upscale, minimum=1, hint=" Use None for the original 8x8 images.")
     _check_int("seed", seed, minimum=0)
     val_fraction = _check_fraction(val_fraction)
-    bunch = load_digits()
-    images = torch.from_numpy(bunch.images.astype(np.float32) / 16.0).unsqueeze(1)
+    with np.load(_DIGITS) as stored:  # shipped with companion: see datasets/README.md
+        raw_images, raw_targets = stored["images"], stored["targets"]
+    images = torch.from_numpy(raw_images.astype(np.float32) / 16.0).unsqueeze(1)
     if upscale not in (None, 1):
         images = torch.nn.functional.interpolate(
             images, scale_factor=upscale, mode="bilinear", align_corners=False
         ).clamp_(0.0, 1.0)
-    targets = torch.from_numpy(bunch.target.astype(np.int64))
+    targets = torch.from_numpy(raw_targets.astype(np.int64))
     return _tensor_splits(images.contiguous(), targets, val_fraction, seed)
 
 

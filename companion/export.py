@@ -28,6 +28,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from companion._extras import EXTRAS, need
+
 __all__ = ["ExportError", "VerificationError", "VerificationReport", "export_onnx", "verify_onnx"]
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
@@ -161,7 +163,7 @@ def _eager(model: nn.Module, inputs: tuple[torch.Tensor, ...]) -> list[torch.Ten
 
 def _ort_session(path: str | os.PathLike, *, num_threads: int | None = None) -> Any:
     """An ONNX Runtime CPU session configured like the benchmark's (see ``companion.inference``)."""
-    import onnxruntime as ort
+    ort = need("onnxruntime", "onnx", "running an ONNX file")
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = num_threads or torch.get_num_threads()
@@ -346,6 +348,8 @@ def export_onnx(
         >>> export_onnx(model, torch.randn(1, 4), "/tmp/linear.onnx").name
         'linear.onnx'
     """
+    for package in EXTRAS["onnx"]:  # torch.onnx's exporter imports onnxscript and onnx lazily
+        need(package, "onnx", "companion.export_onnx")
     _check_model(model)
     inputs = _as_inputs(example_inputs)
     if opset is not None and (not isinstance(opset, int) or opset < 7):
@@ -427,7 +431,7 @@ def _check_destination(path) -> Path:
 
 def _check_dynamic(model: nn.Module, path: Path, batch_size: int) -> None:
     """The exporter silently fixes the batch size when the code needs it; say so instead."""
-    import onnx
+    onnx = need("onnx", "onnx", "companion.export_onnx")
 
     graph = onnx.load(os.fspath(path), load_external_data=False).graph
     fixed = [i.name for i in graph.input if not i.type.tensor_type.shape.dim[0].dim_param]
@@ -600,7 +604,8 @@ def verify_onnx(
         >>> verify_onnx(path, model, torch.randn(2, 4)).passed
         True
     """
-    import onnx
+    onnx = need("onnx", "onnx", "companion.verify_onnx")
+    need("onnxruntime", "onnx", "companion.verify_onnx")
 
     _check_model(model)
     inputs = _as_inputs(example_inputs)

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
+from companion._extras import need
 from companion._tables import _format_shape, _html_table, _text_table
 
 __all__ = ["GraphNode", "AutogradGraph", "graph_ops", "draw_graph"]
@@ -231,8 +232,8 @@ def draw_graph(tensor, *, ax=None, names=None, figsize=None):
         >>> w = torch.ones(3, requires_grad=True)
         >>> ax = draw_graph((w * 2).sum(), names={"w": w})  # doctest: +SKIP
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
+    plt = need("matplotlib.pyplot", "plots", "companion.draw_graph")
+    Patch = need("matplotlib.patches", "plots", "companion.draw_graph").Patch
 
     graph = tensor if isinstance(tensor, AutogradGraph) else graph_ops(tensor, names=names)
     pos = _layout(graph)

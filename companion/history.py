@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from companion._extras import need
+
 __all__ = ["History"]
 
 
@@ -136,8 +138,8 @@ class History:
             >>> h = History([{"epoch": 1, "train_loss": 0.9}, {"epoch": 2, "train_loss": 0.5}])
             >>> fig = h.plot(logy=True)  # doctest: +SKIP
         """
-        import matplotlib.pyplot as plt
-        from matplotlib.ticker import MaxNLocator
+        plt = need("matplotlib.pyplot", "plots", "History.plot")
+        MaxNLocator = need("matplotlib.ticker", "plots", "History.plot").MaxNLocator
 
         skip = {"val_loss", "train_loss", "train_eval_loss"}
         extra = [n for n in self.columns() if n.startswith(("val_", "train_")) and n not in skip]

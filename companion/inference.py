@@ -25,6 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from companion._extras import need
 from companion.export import (
     _as_inputs,
     _at_batch,
@@ -183,7 +184,9 @@ class QuantizationReport:
 
 
 def _preprocess(path: Path, folder: str, notes: list[str]) -> Path:
-    from onnxruntime.quantization.shape_inference import quant_pre_process
+    quant_pre_process = need(
+        "onnxruntime.quantization.shape_inference", "onnx", "companion.quantize_onnx"
+    ).quant_pre_process
 
     target = Path(folder) / "preprocessed.onnx"
     try:
@@ -299,7 +302,8 @@ def quantize_onnx(
         >>> report = quantize_onnx("model.onnx", "model.int8.onnx", val_loader)  # doctest: +SKIP
         >>> print(report)  # doctest: +SKIP
     """
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    quantization = need("onnxruntime.quantization", "onnx", "companion.quantize_onnx")
+    QuantType, quantize_dynamic = quantization.QuantType, quantization.quantize_dynamic
 
     if scheme == "auto":
         scheme = "u8s8-reduced"
@@ -387,7 +391,7 @@ class InferenceBenchmark:
 
     def plot(self, ax: Any = None) -> Any:
         """Bar chart of the speed-up over eager PyTorch per batch size; returns the Axes."""
-        import matplotlib.pyplot as plt
+        plt = need("matplotlib.pyplot", "plots", "InferenceBenchmark.plot")
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 3.5))
@@ -469,7 +473,7 @@ def benchmark_inference(
         >>> table = benchmark_inference(model, "model.onnx", torch.randn(1, 1, 28, 28))  # doctest: +SKIP
         >>> print(table)  # doctest: +SKIP
     """
-    import onnxruntime as ort
+    ort = need("onnxruntime", "onnx", "companion.benchmark_inference")
 
     _check_model(model)
     inputs = _as_inputs(example_inputs)

@@ -11,6 +11,7 @@ import html
 import math
 from dataclasses import asdict, dataclass, field
 
+from companion._extras import need
 from companion._tables import _format_shape, _html_table, _text_table
 
 __all__ = ["LeakSample", "LeakReport"]
@@ -228,7 +229,7 @@ class LeakReport:
 
     def plot(self, ax=None):
         """Plot graph nodes (left axis) and memory in MiB (right axis) per step; returns Axes."""
-        import matplotlib.pyplot as plt
+        plt = need("matplotlib.pyplot", "plots", "LeakReport.plot")
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 3.5))

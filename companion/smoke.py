@@ -21,6 +21,7 @@ import torch
 from torch import nn
 from torch.utils.data import Dataset, TensorDataset, default_collate
 
+from companion._extras import need
 from companion.checkpoint import load_checkpoint, save_checkpoint
 from companion.loop import _forward, _model_device, _move, evaluate
 
@@ -140,7 +141,7 @@ class SmokeReport:
 
     def plot(self, ax=None):
         """Plot the overfitting loss per step (log scale); returns the matplotlib Axes."""
-        import matplotlib.pyplot as plt
+        plt = need("matplotlib.pyplot", "plots", "SmokeReport.plot")
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 3.5))

@@ -16,6 +16,7 @@ from typing import Any
 import torch
 
 from companion._checks import _check_bool, _check_int
+from companion._extras import need
 
 __all__ = ["ThroughputTable", "choose_num_workers", "loader_throughput", "plan_num_workers"]
 
@@ -157,7 +158,7 @@ class ThroughputTable:
         Example:
             >>> ax = table.plot()  # doctest: +SKIP
         """
-        import matplotlib.pyplot as plt
+        plt = need("matplotlib.pyplot", "plots", "ThroughputTable.plot")
 
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 3.5), layout="constrained")

@@ -23,6 +23,7 @@ import torch
 from torch.utils.data import Dataset
 
 from companion._checks import _check_bool
+from companion._extras import need
 
 __all__ = ["cifar10", "fashion_mnist", "image_tensors"]
 
@@ -72,7 +73,7 @@ def fashion_mnist(
         >>> ds = fashion_mnist("data")  # doctest: +SKIP
         >>> images, targets = image_tensors(ds)  # doctest: +SKIP
     """
-    from torchvision.datasets import FashionMNIST
+    FashionMNIST = need("torchvision.datasets", "vision", "companion.fashion_mnist").FashionMNIST
 
     _check_bool("train", train)
     _check_bool("download", download)
@@ -139,8 +140,10 @@ def cifar10(
         >>> ds = cifar10("data", train=False)  # doctest: +SKIP
         >>> images, targets = image_tensors(ds)  # (10000, 3, 32, 32), (10000,)  # doctest: +SKIP
     """
-    from torchvision.datasets import CIFAR10
-    from torchvision.datasets.utils import check_integrity
+    CIFAR10 = need("torchvision.datasets", "vision", "companion.cifar10").CIFAR10
+    check_integrity = need(
+        "torchvision.datasets.utils", "vision", "companion.cifar10"
+    ).check_integrity
 
     _check_bool("train", train)
     _check_bool("download", download)

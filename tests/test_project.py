@@ -72,8 +72,14 @@ def test_requirements_script_leaves_out_what_it_is_told():
     import sys
 
     script = ROOT / ".ci" / "requirements.py"
-    run = [sys.executable, str(script), "--extra", "dev", "--without", "torch", "torchvision"]
-    lines = subprocess.run(run, capture_output=True, text=True, check=True).stdout.split()
+    run = [sys.executable, str(script), "--extra", "dev"]
+    without = ["--without", "torch", "torchvision"]
+    lines = subprocess.run(run + without, capture_output=True, text=True, check=True).stdout.split()
     names = set(_names(lines))
-    assert {"numpy", "onnxruntime", "pytest"} <= names
-    assert not names & {"torch", "torchvision", "jupyterlab"}  # left out, or not asked for
+    assert {"numpy", "tqdm", "pytest"} <= names
+    # left out, or in an extra not asked for (onnx, course)
+    assert not names & {"torch", "torchvision", "jupyterlab", "onnxruntime"}
+    with_onnx = subprocess.run(
+        run + ["--extra", "onnx"] + without, capture_output=True, text=True, check=True
+    )
+    assert "onnxruntime" in _names(with_onnx.stdout.split())

@@ -34,6 +34,18 @@ def test_digits_shapes_dtypes_and_disjoint_stratified_split():
     assert counts.min() >= 33 and counts.max() <= 38  # about a fifth of each ~180-sample class
 
 
+def test_the_shipped_digits_are_scikit_learns_copy_exactly():
+    """companion ships the digits (no scikit-learn needed): the same images and labels, in order."""
+    from sklearn.datasets import load_digits
+
+    from companion.data import _DIGITS
+
+    bunch = load_digits()
+    with np.load(_DIGITS) as stored:
+        assert np.array_equal(stored["images"], bunch.images)
+        assert np.array_equal(stored["targets"], bunch.target)
+
+
 def test_digits_split_is_deterministic_by_seed():
     a, b, c = digits(seed=0), digits(seed=0), digits(seed=1)
     assert torch.equal(a.val.tensors[0], b.val.tensors[0])
