@@ -28,7 +28,7 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.export import _ort_session, export_onnx, verify_onnx  # noqa: E402
+from companion.export import export_onnx, ort_session, verify_onnx  # noqa: E402
 from companion.inference import _cpu_int8, benchmark_inference, quantize_onnx  # noqa: E402
 
 CNN, MLP, RESNET = "course CNN (1x28x28)", "course MLP (784-256-128-10)", "resnet18 (3x224x224)"
@@ -82,7 +82,7 @@ def _session(kind: str, path: str):
     if kind == "untuned":
         return ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     if kind == "tuned":
-        return _ort_session(path)
+        return ort_session(path)
     options = ort.SessionOptions()
     options.intra_op_num_threads = torch.get_num_threads()
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL

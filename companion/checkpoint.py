@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from companion.resume import get_loader_state, set_loader_state
 from companion.rng import get_rng_state, set_rng_state
 
 __all__ = [
@@ -193,36 +194,6 @@ def _check_plain(value, where: str) -> None:
     )
 
 
-def _loader_state(loader) -> dict | None:
-    """What a loader needs to replay its next epoch's order (beyond the global RNG)."""
-    if loader is None:
-        return None
-    if isinstance(loader, torch.utils.data.DataLoader):
-        state = {}
-        if loader.generator is not None:
-            state["generator"] = loader.generator.get_state()
-        sampler = getattr(loader.batch_sampler, "sampler", loader.sampler)  # the one that orders
-        if getattr(sampler, "generator", None) is not None:
-            state["sampler_generator"] = sampler.generator.get_state()
-        return state
-    if callable(getattr(loader, "state_dict", None)):
-        return {"loader": loader.state_dict()}
-    return None
-
-
-def _set_loader_state(loader, state: dict | None) -> None:
-    if loader is None or not state:
-        return
-    if isinstance(loader, torch.utils.data.DataLoader):
-        if "generator" in state and loader.generator is not None:
-            loader.generator.set_state(state["generator"])
-        sampler = getattr(loader.batch_sampler, "sampler", loader.sampler)
-        if "sampler_generator" in state and getattr(sampler, "generator", None) is not None:
-            sampler.generator.set_state(state["sampler_generator"])
-    elif "loader" in state and callable(getattr(loader, "load_state_dict", None)):
-        loader.load_state_dict(state["loader"])
-
-
 def _atomic_save(obj, path: Path) -> None:
     """Write to a temporary file in the same folder, fsync it, then rename over ``path``.
 
@@ -347,7 +318,7 @@ def save_checkpoint(
     if scaler is not None:
         ckpt["scaler"] = scaler.state_dict()
     if train_loader is not None:
-        ckpt["loader"] = _loader_state(train_loader)
+        ckpt["loader"] = get_loader_state(train_loader)
     _check_plain(ckpt, "checkpoint")
     path = Path(path)
     _atomic_save(ckpt, path)
@@ -507,7 +478,7 @@ def load_checkpoint(
         except (ValueError, KeyError, RuntimeError) as err:
             raise CheckpointError(f"{path}: the saved {name} state does not fit: {err}") from None
     if train_loader is not None:
-        _set_loader_state(train_loader, ckpt.get("loader"))
+        set_loader_state(train_loader, ckpt.get("loader"))
     result = {"epoch": ckpt.get("epoch"), "step": ckpt.get("step"), **ckpt.get("extra", {})}
     if restore_rng:
         set_rng_state(ckpt["rng"])

@@ -21,6 +21,7 @@ import torch
 from torch import nn
 
 from companion._tables import _clip, _format_shape, _html_table, _text_table
+from companion.batches import first_tensor
 
 __all__ = [
     "ShapeTrace",
@@ -47,18 +48,6 @@ def _shape_of(obj):
     if obj is None:
         return None
     return type(obj).__name__
-
-
-def _first_tensor(obj) -> torch.Tensor | None:
-    if isinstance(obj, torch.Tensor):
-        return obj
-    values = obj.values() if isinstance(obj, Mapping) else obj
-    if isinstance(obj, (list, tuple, Mapping)):
-        for item in values:
-            found = _first_tensor(item)
-            if found is not None:
-                return found
-    return None
 
 
 def _count_params(module: nn.Module) -> int:
@@ -214,7 +203,7 @@ def trace_shapes(model: nn.Module, *inputs, raise_errors: bool = True, **kwargs)
             input_shapes=_shape_of(list(args) + ([kw] if kw else [])),
             params=_count_params(module),
         )
-        first = _first_tensor((args, kw))
+        first = first_tensor((args, kw))
         if first is not None:
             row.dtype, row.device = str(first.dtype).replace("torch.", ""), str(first.device)
         rows.append(row)
@@ -227,7 +216,7 @@ def trace_shapes(model: nn.Module, *inputs, raise_errors: bool = True, **kwargs)
                 break
         row.output_shapes = _shape_of(output)
         row.params = _count_params(module)  # lazy modules have materialized by now
-        first = _first_tensor(output)
+        first = first_tensor(output)
         if first is not None:
             row.dtype, row.device = str(first.dtype).replace("torch.", ""), str(first.device)
 

@@ -77,7 +77,7 @@ class VerificationError(AssertionError):
 # --------------------------------------------------------------------------- shared helpers
 
 
-def _as_inputs(example_inputs: Any, name: str = "example_inputs") -> tuple[torch.Tensor, ...]:
+def as_inputs(example_inputs: Any, name: str = "example_inputs") -> tuple[torch.Tensor, ...]:
     inputs = (example_inputs,) if isinstance(example_inputs, torch.Tensor) else example_inputs
     if not isinstance(inputs, (tuple, list)) or not inputs:
         raise TypeError(
@@ -93,7 +93,7 @@ def _as_inputs(example_inputs: Any, name: str = "example_inputs") -> tuple[torch
     return tuple(t.detach().cpu() for t in inputs)
 
 
-def _check_model(model: Any) -> None:
+def check_exportable(model: Any) -> None:
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}.")
     devices = {t.device for t in [*model.parameters(), *model.buffers()]} - {torch.device("cpu")}
@@ -116,7 +116,7 @@ def _check_batch(inputs: tuple[torch.Tensor, ...]) -> int:
     return sizes.pop()
 
 
-def _at_batch(inputs: tuple[torch.Tensor, ...], batch_size: int) -> tuple[torch.Tensor, ...]:
+def at_batch(inputs: tuple[torch.Tensor, ...], batch_size: int) -> tuple[torch.Tensor, ...]:
     """The example rows repeated (then cut) to ``batch_size`` rows."""
     out = []
     for t in inputs:
@@ -125,22 +125,22 @@ def _at_batch(inputs: tuple[torch.Tensor, ...], batch_size: int) -> tuple[torch.
     return tuple(out)
 
 
-def _flatten(outputs: Any) -> list[torch.Tensor]:
+def flatten_outputs(outputs: Any) -> list[torch.Tensor]:
     if isinstance(outputs, torch.Tensor):
         return [outputs]
     if isinstance(outputs, dict):
         outputs = list(outputs.values())
     if isinstance(outputs, (tuple, list)):
-        return [t for item in outputs for t in _flatten(item)]
+        return [t for item in outputs for t in flatten_outputs(item)]
     return []
 
 
-def _to_numpy(inputs: Sequence[torch.Tensor]) -> list[np.ndarray]:
+def to_numpy(inputs: Sequence[torch.Tensor]) -> list[np.ndarray]:
     return [t.detach().cpu().contiguous().numpy() for t in inputs]
 
 
 @contextlib.contextmanager
-def _eval_mode(model: nn.Module) -> Iterator[nn.Module]:
+def eval_mode(model: nn.Module) -> Iterator[nn.Module]:
     """Eval mode inside the block; every submodule's own training flag restored afterwards."""
     modes = [(module, module.training) for module in model.modules()]
     model.eval()
@@ -151,17 +151,17 @@ def _eval_mode(model: nn.Module) -> Iterator[nn.Module]:
             module.training = training
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = _ANSI.sub("", str(exc)).strip()
     return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"[:300]
 
 
 def _eager(model: nn.Module, inputs: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
-    with _eval_mode(model), torch.inference_mode():
-        return [t.detach().cpu() for t in _flatten(model(*inputs))]
+    with eval_mode(model), torch.inference_mode():
+        return [t.detach().cpu() for t in flatten_outputs(model(*inputs))]
 
 
-def _ort_session(path: str | os.PathLike, *, num_threads: int | None = None) -> Any:
+def ort_session(path: str | os.PathLike, *, num_threads: int | None = None) -> Any:
     """An ONNX Runtime CPU session configured like the benchmark's (see ``companion.inference``)."""
     ort = need("onnxruntime", "onnx", "running an ONNX file")
 
@@ -350,8 +350,8 @@ def export_onnx(
     """
     for package in EXTRAS["onnx"]:  # torch.onnx's exporter imports onnxscript and onnx lazily
         need(package, "onnx", "companion.export_onnx")
-    _check_model(model)
-    inputs = _as_inputs(example_inputs)
+    check_exportable(model)
+    inputs = as_inputs(example_inputs)
     if opset is not None and (not isinstance(opset, int) or opset < 7):
         raise ValueError(f"opset must be an int >= 7 or None, got {opset!r}.")
     path = _check_destination(path)
@@ -368,7 +368,7 @@ def export_onnx(
     in_names = _names(input_names, len(inputs), "inputs", "input_names")
     out_names = _names(output_names, len(outputs), "outputs", "output_names")
 
-    with _eval_mode(model):
+    with eval_mode(model):
         if legacy:
             try:
                 _export_legacy(model, inputs, path, in_names, out_names, dynamic_batch, opset)
@@ -607,8 +607,8 @@ def verify_onnx(
     onnx = need("onnx", "onnx", "companion.verify_onnx")
     need("onnxruntime", "onnx", "companion.verify_onnx")
 
-    _check_model(model)
-    inputs = _as_inputs(example_inputs)
+    check_exportable(model)
+    inputs = as_inputs(example_inputs)
     sizes = list(batch_sizes)
     if not sizes or not all(isinstance(b, int) and b > 0 for b in sizes):
         raise ValueError(f"batch_sizes must be positive ints, got {batch_sizes!r}.")
@@ -620,15 +620,15 @@ def verify_onnx(
         onnx.checker.check_model(os.fspath(path), full_check=True)
         checker = "passed"
     except Exception as exc:
-        checker = _first_line(exc)
+        checker = first_line(exc)
     try:
-        session, load_error = _ort_session(path), None
+        session, load_error = ort_session(path), None
         names = [i.name for i in session.get_inputs()]
     except Exception as exc:
-        load_error = f"ONNX Runtime cannot load the file ({_first_line(exc)})"
+        load_error = f"ONNX Runtime cannot load the file ({first_line(exc)})"
     checks = []
     for batch_size in sizes:
-        batch = _at_batch(inputs, batch_size)
+        batch = at_batch(inputs, batch_size)
         shapes = [tuple(t.shape) for t in batch]
         if load_error:
             checks.append(ShapeCheck(batch_size, shapes, None, None, False, load_error))
@@ -638,9 +638,9 @@ def verify_onnx(
             checks.append(ShapeCheck(batch_size, shapes, None, None, False, error))
             continue
         try:
-            got = session.run(None, dict(zip(names, _to_numpy(batch))))
+            got = session.run(None, dict(zip(names, to_numpy(batch))))
         except Exception as exc:
-            error = f"ONNX Runtime failed ({_first_line(exc)}); exported with dynamic_batch=False?"
+            error = f"ONNX Runtime failed ({first_line(exc)}); exported with dynamic_batch=False?"
             checks.append(ShapeCheck(batch_size, shapes, None, None, False, error))
             continue
         abs_diff, rel_diff, ok, error = _compare(got, _eager(model, batch), rtol, atol)

@@ -27,14 +27,14 @@ from torch import nn
 
 from companion._extras import need
 from companion.export import (
-    _as_inputs,
-    _at_batch,
-    _check_model,
-    _eval_mode,
-    _first_line,
-    _flatten,
-    _ort_session,
-    _to_numpy,
+    as_inputs,
+    at_batch,
+    check_exportable,
+    eval_mode,
+    first_line,
+    flatten_outputs,
+    ort_session,
+    to_numpy,
 )
 
 __all__ = ["InferenceBenchmark", "QuantizationReport", "benchmark_inference", "quantize_onnx"]
@@ -198,7 +198,7 @@ def _preprocess(path: Path, folder: str, notes: list[str]) -> Path:
 
 
 def _loader_metrics(path: Path, out_path: Path, loader: Iterable, report: QuantizationReport):
-    float_session, int8_session = _ort_session(path), _ort_session(out_path)
+    float_session, int8_session = ort_session(path), ort_session(out_path)
     name = float_session.get_inputs()[0].name
     correct = {"float": 0, "int8": 0}
     classified = True
@@ -211,7 +211,7 @@ def _loader_metrics(path: Path, out_path: Path, loader: Iterable, report: Quanti
                 f"batch {step}."
             )
         inputs, targets = batch
-        feed = {name: _to_numpy([torch.as_tensor(inputs)])[0]}
+        feed = {name: to_numpy([torch.as_tensor(inputs)])[0]}
         if first_feed is None:
             first_feed = feed
         outputs = {
@@ -418,7 +418,7 @@ def _time_calls(fn: Callable[[], Any], number: int) -> float:
 
 def _max_diff(outputs: Any, reference: list[torch.Tensor]) -> float:
     """Largest |output - eager| over all outputs (ORT gives a list of arrays, compile tensors)."""
-    got = outputs if isinstance(outputs, list) else _flatten(outputs)
+    got = outputs if isinstance(outputs, list) else flatten_outputs(outputs)
     diffs = [
         float(np.abs(np.asarray(g, dtype=np.float64) - r.double().numpy()).max())
         for g, r in zip(got, reference)
@@ -475,8 +475,8 @@ def benchmark_inference(
     """
     ort = need("onnxruntime", "onnx", "companion.benchmark_inference")
 
-    _check_model(model)
-    inputs = _as_inputs(example_inputs)
+    check_exportable(model)
+    inputs = as_inputs(example_inputs)
     sizes = list(batch_sizes)
     if not sizes or not all(isinstance(b, int) and b > 0 for b in sizes):
         raise ValueError(f"batch_sizes must be positive ints, got {batch_sizes!r}.")
@@ -485,7 +485,7 @@ def benchmark_inference(
     if not os.path.isfile(onnx_path):
         raise FileNotFoundError(f"onnx_path: no file at {os.fspath(onnx_path)!r}; export first.")
     threads = num_threads or torch.get_num_threads()
-    session = _ort_session(onnx_path, num_threads=threads)
+    session = ort_session(onnx_path, num_threads=threads)
     names = [i.name for i in session.get_inputs()]
     notes = [
         _ORT_NOTE.format(version=ort.__version__, threads=threads),
@@ -504,17 +504,17 @@ def benchmark_inference(
         )
         notes.append(f"CPU load average before the run: {load:.1f} on {cores} cores.{busy}")
     rows = []
-    with _eval_mode(model), torch.inference_mode():
+    with eval_mode(model), torch.inference_mode():
         compiled, compile_error = None, None
         if compile:
             try:
                 compiled = torch.compile(model)
             except Exception as exc:
-                compile_error = _first_line(exc)
+                compile_error = first_line(exc)
         for batch_size in sizes:
-            batch = _at_batch(inputs, batch_size)
-            feed = dict(zip(names, _to_numpy(batch)))
-            reference = [t.detach().cpu() for t in _flatten(model(*batch))]
+            batch = at_batch(inputs, batch_size)
+            feed = dict(zip(names, to_numpy(batch)))
+            reference = [t.detach().cpu() for t in flatten_outputs(model(*batch))]
             runners: dict[str, Callable[[], Any]] = {
                 "eager": lambda b=batch: model(*b),
                 "onnxruntime": lambda f=feed: session.run(None, f),
@@ -530,7 +530,7 @@ def benchmark_inference(
                     row["compile_max_abs_diff"] = _max_diff(out, reference)
                     runners["compile"] = lambda b=batch: compiled(*b)
                 except Exception as exc:
-                    compile_error = _first_line(exc)
+                    compile_error = first_line(exc)
             medians = _measure(runners, repeats, warmup, min_sample_s)
             eager_ms = medians["eager"] * 1e3
             row["eager_ms"] = eager_ms

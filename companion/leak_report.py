@@ -16,7 +16,7 @@ from companion._tables import _format_shape, _html_table, _text_table
 
 __all__ = ["LeakSample", "LeakReport"]
 
-_MIB = 1024 * 1024
+MIB = 1024 * 1024
 
 
 @dataclass
@@ -54,7 +54,7 @@ def _growing(values: list[int], min_step: float) -> bool:
 
 
 def _mib(n: int) -> str:
-    return f"{n / _MIB:.1f} MiB"
+    return f"{n / MIB:.1f} MiB"
 
 
 @dataclass
@@ -243,7 +243,7 @@ class LeakReport:
         if change is not None:
             key = "cuda_bytes" if change[0] == "CUDA memory" else "rss_bytes"
             twin = ax.twinx()
-            twin.plot(steps, [getattr(s, key) / _MIB for s in self.samples], "s--", color="C1")
+            twin.plot(steps, [getattr(s, key) / MIB for s in self.samples], "s--", color="C1")
             twin.set_ylabel(f"{change[0]} (MiB)", color="C1")
         ax.set_title("leak check: " + ("LEAKING" if self.leaking else "OK"))
         return ax

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Iterator
 
 import torch
 
-from companion.debug import _first_tensor
-from companion.leak_report import _MIB, LeakReport, LeakSample
+from companion.batches import first_tensor
+from companion.leak_report import MIB, LeakReport, LeakSample
 
 __all__ = ["LeakDetector", "detect_leaks"]
 
@@ -239,7 +239,7 @@ class LeakDetector:
     def report(self) -> LeakReport:
         """The verdict over the samples so far (see :class:`.LeakReport`)."""
         return LeakReport(
-            list(self.samples), self.warmup, self.memory_threshold_mib * _MIB, self.returns_graph
+            list(self.samples), self.warmup, self.memory_threshold_mib * MIB, self.returns_graph
         )
 
 
@@ -296,7 +296,7 @@ def detect_leaks(
     detector = LeakDetector(warmup=warmup, memory_threshold_mib=memory_threshold_mib)
     for i in range(steps):
         result = step_fn()
-        if _first_tensor(result) is not None and _first_tensor(result).grad_fn is not None:
+        if first_tensor(result) is not None and first_tensor(result).grad_fn is not None:
             detector.returns_graph = True
         del result
         detector.snapshot(thorough=i == steps - 1)

@@ -30,10 +30,17 @@ from companion._loop_checks import (
     loss_failed,
 )
 from companion.amp import autocast, check_amp, make_scaler
+from companion.batches import (
+    check_batch_fn,
+    check_model_device,
+    count_samples,
+    forward,
+    model_device,
+    move_to,
+    split_batch,
+)
 from companion.callbacks import FitState, callback_states, check_callbacks, load_callback_states
 from companion.checkpoint import (
-    _loader_state,
-    _set_loader_state,
     checkpoint_name,
     latest_checkpoint,
     list_checkpoints,
@@ -44,7 +51,7 @@ from companion.device import pick_device
 from companion.distributed import setup_distributed
 from companion.history import History
 from companion.metrics import MetricTotals, check_metrics
-from companion.resume import EpochFeed, saved_by_rank
+from companion.resume import EpochFeed, get_loader_state, saved_by_rank, set_loader_state
 from companion.rng import get_rng_state, set_rng_state
 from companion.schedule import check_schedule
 from companion.signals import StopRequest
@@ -126,74 +133,6 @@ def _nonfinite_message(value: float, epoch: int, batch: int, late: bool = False)
     )
 
 
-def _move(obj, device: torch.device, non_blocking: bool):
-    if isinstance(obj, torch.Tensor):
-        return obj if obj.device == device else obj.to(device, non_blocking=non_blocking)
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_move(o, device, non_blocking) for o in obj)
-    if isinstance(obj, Mapping):
-        return {k: _move(v, device, non_blocking) for k, v in obj.items()}
-    return obj
-
-
-def _split(batch, epoch: int, batch_index: int, batch_fn=None):
-    """``(inputs, targets)`` of one batch: the batch itself, or what ``batch_fn`` makes of it."""
-    pair = batch if batch_fn is None else batch_fn(batch)
-    if isinstance(pair, (tuple, list)) and len(pair) == 2:
-        return pair
-    what = f"a {type(pair).__name__}"
-    if isinstance(pair, (tuple, list)):
-        what += f" of length {len(pair)}"
-    where = f"in epoch {epoch + 1} batch {batch_index + 1}"
-    if batch_fn is not None:
-        raise TypeError(
-            f"batch_fn must return an (inputs, targets) pair, but {where} it returned {what}"
-        )
-    fix = "Make the dataset's __getitem__ return (input, target), or pass batch_fn"
-    if isinstance(batch, Mapping):
-        keys = list(batch)
-        fix = (
-            f"Pass batch_fn to pick them from the dict, e.g. "
-            f"batch_fn=lambda b: (b[{keys[0]!r}], b[{keys[-1]!r}])"
-        )
-    raise TypeError(
-        f"the loader must yield (inputs, targets) pairs, but {where} it yielded {what}. {fix}."
-    )
-
-
-def _forward(model: nn.Module, inputs):
-    if isinstance(inputs, torch.Tensor):
-        return model(inputs)
-    if isinstance(inputs, (tuple, list)):
-        return model(*inputs)
-    if isinstance(inputs, Mapping):
-        return model(**inputs)
-    return model(inputs)
-
-
-def _first_tensor(obj):
-    if isinstance(obj, torch.Tensor):
-        return obj
-    items = obj.values() if isinstance(obj, Mapping) else obj
-    if isinstance(items, (tuple, list)) or isinstance(obj, Mapping):
-        for item in items:
-            found = _first_tensor(item)
-            if found is not None:
-                return found
-    return None
-
-
-def _count(inputs, targets) -> int:
-    """Samples in a batch: the first dimension of the first tensor in targets, then inputs."""
-    if isinstance(targets, torch.Tensor):
-        return targets.shape[0] if targets.dim() else 1
-    t = _first_tensor(targets)
-    t = t if t is not None else _first_tensor(inputs)
-    if t is not None:
-        return t.shape[0] if t.dim() else 1
-    return len(targets)
-
-
 def _check_args(accumulate, clip_grad_norm, amp):
     if isinstance(accumulate, bool) or not isinstance(accumulate, int) or accumulate < 1:
         raise ValueError(
@@ -206,15 +145,6 @@ def _check_args(accumulate, clip_grad_norm, amp):
             f"clip_grad_norm must be None or a positive number, got {clip_grad_norm!r}"
         )
     check_amp(amp)
-
-
-def _check_model_device(model: nn.Module, device: torch.device) -> None:
-    param = next(model.parameters(), None)
-    if param is not None and param.device.type != device.type:
-        raise ValueError(
-            f"the model is on {param.device} but device={str(device)!r}; move it once with "
-            f"model.to(device) before training (fit does this for you)"
-        )
 
 
 def _train_steps(model, loader, optimizer, loss_fn, *, device, amp, scaler, accumulate,
@@ -234,7 +164,7 @@ def _train_steps(model, loader, optimizer, loss_fn, *, device, amp, scaler, accu
         if batch_fn is None and type(batch) in (tuple, list) and len(batch) == 2:
             group.append(batch)  # the usual (inputs, targets) pair
         else:
-            group.append(_split(batch, epoch, tally.batches + len(group), batch_fn))
+            group.append(split_batch(batch, epoch, tally.batches + len(group), batch_fn))
         if len(group) == accumulate:
             step(group)
             group = []
@@ -257,7 +187,7 @@ class _with_inputs:
 def _loss(model, inputs, targets, loss_fn, epoch: int, batch: int):
     """``loss_fn(model(inputs), targets)``; torch's errors get a sentence naming the mistake."""
     try:
-        outputs = _forward(model, inputs)
+        outputs = forward(model, inputs)
     except Exception as err:
         clearer = forward_failed(model, inputs, err, f"epoch {epoch + 1}, batch {batch + 1}")
         if clearer is None:
@@ -287,16 +217,16 @@ def _step(model, optimizer, loss_fn, device, non_blocking, amp_context, scaler, 
     ``amp_context`` is the autocast context entered for each forward and loss, or None.
     """
     if len(group) == 1:
-        counts = (_count(*group[0]),)
+        counts = (count_samples(*group[0]),)
         total = counts[0]
     else:
-        counts = [_count(inputs, targets) for inputs, targets in group]
+        counts = [count_samples(inputs, targets) for inputs, targets in group]
         total = sum(counts)
     losses, loss_sum = [], 0.0
     optimizer.zero_grad(set_to_none=True)
     for (inputs, targets), n in zip(group, counts):
-        inputs = _move(inputs, device, non_blocking)
-        targets = _move(targets, device, non_blocking)
+        inputs = move_to(inputs, device, non_blocking)
+        targets = move_to(targets, device, non_blocking)
         if amp_context is None:
             loss = _loss(model, inputs, targets, loss_fn, epoch, tally.batches)
         else:
@@ -418,16 +348,16 @@ def train_one_epoch(
         >>> opt = torch.optim.SGD(model.parameters(), lr=0.1)
         >>> loss = train_one_epoch(model, data, opt, nn.CrossEntropyLoss(), device="cpu")
     """
-    device = _model_device(model, device)
+    device = model_device(model, device)
     _check_args(accumulate, clip_grad_norm, amp)
     _check_training(model, loader, optimizer, loss_fn, scheduler, "loader")
-    _check_batch_fn(batch_fn)
+    check_batch_fn(batch_fn)
     if amp == "fp16" and scaler is None:
         raise ValueError(
             "amp='fp16' needs a GradScaler: pass scaler=companion.make_scaler(device, 'fp16'), "
             "created once outside the epoch loop (or use amp='bf16', which needs none)"
         )
-    _check_model_device(model, device)
+    check_model_device(model, device)
     tally = _Tally()
     steps = _train_steps(model, loader, optimizer, loss_fn, device=device, amp=amp, scaler=scaler,
                          accumulate=accumulate, clip_grad_norm=clip_grad_norm, scheduler=scheduler,
@@ -494,31 +424,31 @@ def evaluate(
         >>> sorted(evaluate(model, data, nn.CrossEntropyLoss(), device="cpu"))
         ['accuracy', 'loss']
     """
-    device = _model_device(model, device)
+    device = model_device(model, device)
     check_amp(amp)
     check_model(model)
     check_loss_fn(loss_fn)
     check_loader(loader, "loader")
-    _check_batch_fn(batch_fn)
+    check_batch_fn(batch_fn)
     totals = MetricTotals(check_metrics(metrics))
-    _check_model_device(model, device)
+    check_model_device(model, device)
     modes = {m: m.training for m in model.modules()}
     losses, hits, samples, classification = [], [], 0, True
     model.eval()
     try:
         with torch.inference_mode():
             for i, batch in enumerate(loader):
-                inputs, targets = _split(batch, 0, i, batch_fn)
-                inputs, targets = _move(inputs, device, False), _move(targets, device, False)
+                inputs, targets = split_batch(batch, 0, i, batch_fn)
+                inputs, targets = move_to(inputs, device, False), move_to(targets, device, False)
                 with autocast(device, amp):
-                    outputs = _forward(model, inputs)
+                    outputs = forward(model, inputs)
                     if loss_takes_inputs:
                         loss = loss_fn(outputs, targets, inputs)
                     else:
                         loss = loss_fn(outputs, targets)
                 if not isinstance(loss, torch.Tensor) or loss.ndim:
                     check_loss_value(loss, loss_fn, f"evaluation batch {i + 1}")
-                n = _count(inputs, targets)
+                n = count_samples(inputs, targets)
                 samples += n
                 losses.append((loss.reshape(()) if loss.ndim else loss, n))  # read after the loop
                 totals.update(outputs, targets, n)
@@ -541,24 +471,6 @@ def evaluate(
         result["accuracy"] = sum(hit_values) / samples
     result.update(totals.results(samples))
     return result
-
-
-def _model_device(model, device) -> torch.device:
-    """``"auto"`` for a function that leaves the model where it is: the model's own device."""
-    if isinstance(device, str) and device == "auto" and isinstance(model, nn.Module):
-        tensor = next(model.parameters(), None)
-        if tensor is None:
-            tensor = next(model.buffers(), None)
-        return tensor.device if tensor is not None else torch.device("cpu")
-    return pick_device(device)
-
-
-def _check_batch_fn(batch_fn) -> None:
-    if batch_fn is not None and not callable(batch_fn):
-        raise TypeError(
-            f"batch_fn must be a function batch -> (inputs, targets), got "
-            f"{type(batch_fn).__name__}; e.g. batch_fn=lambda b: (b['x'], b['y'])"
-        )
 
 
 def fit(
@@ -668,7 +580,7 @@ def fit(
         check_loader(val_loader, "val_loader")
     check_checkpoint_dir(checkpoint_dir)
     callbacks = check_callbacks(callbacks, val_loader is not None)
-    _check_batch_fn(batch_fn)
+    check_batch_fn(batch_fn)
     metrics = check_metrics(metrics)
     ctx, device = setup_distributed(pick_device(device))  # under torchrun: this rank's device
     try:
@@ -771,12 +683,12 @@ def _learning_rates(optimizer) -> dict:
 
 def _evaluate_aside(model, loader, loss_fn, eval_kwargs) -> dict:
     """Evaluate on the training loader, leaving its state and every generator as they were."""
-    rng, loader_state = get_rng_state(), _loader_state(loader)
+    rng, loader_state = get_rng_state(), get_loader_state(loader)
     try:
         return evaluate(model, loader, loss_fn, **eval_kwargs)
     finally:
         set_rng_state(rng)
-        _set_loader_state(loader, loader_state)
+        set_loader_state(loader, loader_state)
 
 
 def _finish(callbacks: list, state: FitState) -> History:
@@ -827,9 +739,9 @@ class _Run:
             self.epoch_start, resume_rng = self._resume_point
             self._resume_point = None
             set_rng_state(self.epoch_start["rng"])
-            _set_loader_state(loader, self.epoch_start["loader"])
+            set_loader_state(loader, self.epoch_start["loader"])
             return self.tally.batches, resume_rng
-        self.epoch_start = {"rng": get_rng_state(), "loader": _loader_state(loader)}
+        self.epoch_start = {"rng": get_rng_state(), "loader": get_loader_state(loader)}
         self.tally = _Tally()
         return 0, None
 

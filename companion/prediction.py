@@ -9,7 +9,7 @@ from torch import nn
 
 from companion._loop_checks import check_loader, check_model
 from companion.amp import autocast, check_amp
-from companion.loop import _check_batch_fn, _check_model_device, _forward, _model_device, _move
+from companion.batches import check_batch_fn, check_model_device, forward, model_device, move_to
 
 __all__ = ["predict"]
 
@@ -84,22 +84,22 @@ def predict(
         >>> predict(model, data).shape
         torch.Size([7, 3])
     """
-    device = _model_device(model, device)
+    device = model_device(model, device)
     check_model(model)
     check_amp(amp)
     check_loader(loader, "loader")
-    _check_batch_fn(batch_fn)
-    _check_model_device(model, device)
+    check_batch_fn(batch_fn)
+    check_model_device(model, device)
     modes = {m: m.training for m in model.modules()}
     parts = []
     model.eval()
     try:
         with torch.inference_mode():
             for i, batch in enumerate(loader):
-                inputs = _move(_inputs(batch, i, batch_fn), device, False)
+                inputs = move_to(_inputs(batch, i, batch_fn), device, False)
                 with autocast(device, amp):
-                    outputs = _forward(model, inputs)
-                parts.append(_move(outputs, torch.device("cpu"), False))
+                    outputs = forward(model, inputs)
+                parts.append(move_to(outputs, torch.device("cpu"), False))
     finally:
         for module, mode in modes.items():
             module.train(mode)

@@ -49,7 +49,6 @@ from torch.utils.data import (
     get_worker_info,
 )
 
-from companion.checkpoint import _loader_state, _set_loader_state
 from companion.rng import set_rng_state
 
 __all__ = ["EpochFeed", "ReplayWarning", "resume_mode", "saved_by_rank"]
@@ -64,6 +63,40 @@ _STANDARD_SAMPLERS = (
 )
 _PAD = "companion.resume.pad"  # a placeholder batch: no sample behind it
 _BATCH = "companion.resume.batch"
+
+
+# Loader state: what a loader needs to replay an epoch, kept with resume (checkpoints store it).
+
+
+def get_loader_state(loader) -> dict | None:
+    """What a loader needs to replay its next epoch's order (beyond the global RNG)."""
+    if loader is None:
+        return None
+    if isinstance(loader, torch.utils.data.DataLoader):
+        state = {}
+        if loader.generator is not None:
+            state["generator"] = loader.generator.get_state()
+        sampler = getattr(loader.batch_sampler, "sampler", loader.sampler)  # the one that orders
+        if getattr(sampler, "generator", None) is not None:
+            state["sampler_generator"] = sampler.generator.get_state()
+        return state
+    if callable(getattr(loader, "state_dict", None)):
+        return {"loader": loader.state_dict()}
+    return None
+
+
+def set_loader_state(loader, state: dict | None) -> None:
+    """Put back what :func:`get_loader_state` read (a no-op for None or an empty state)."""
+    if loader is None or not state:
+        return
+    if isinstance(loader, torch.utils.data.DataLoader):
+        if "generator" in state and loader.generator is not None:
+            loader.generator.set_state(state["generator"])
+        sampler = getattr(loader.batch_sampler, "sampler", loader.sampler)
+        if "sampler_generator" in state and getattr(sampler, "generator", None) is not None:
+            sampler.generator.set_state(state["sampler_generator"])
+    elif "loader" in state and callable(getattr(loader, "load_state_dict", None)):
+        loader.load_state_dict(state["loader"])
 
 
 class ReplayWarning(UserWarning):
@@ -212,9 +245,9 @@ class EpochFeed:
         :func:`saved_by_rank` reads them back.
         """
         if self.mode == "stateful":
-            loader = {**(_loader_state(self.loader) or {}), "stateful": self.loader.state_dict()}
+            loader = {**(get_loader_state(self.loader) or {}), "stateful": self.loader.state_dict()}
         else:
-            loader = _loader_state(self.loader)
+            loader = get_loader_state(self.loader)
         state = {"mode": self.mode, "loader": loader}
         if self.capture:
             workers = {worker: _plain_rng(raw) for worker, raw in sorted(self._workers.items())}
@@ -224,7 +257,7 @@ class EpochFeed:
         return state
 
     def _restore_loader(self, state: dict) -> None:
-        _set_loader_state(self.loader, {k: v for k, v in state.items() if k != "stateful"})
+        set_loader_state(self.loader, {k: v for k, v in state.items() if k != "stateful"})
         if self.mode == "stateful" and "stateful" in state:
             self.loader.load_state_dict(state["stateful"])
 

@@ -22,8 +22,9 @@ from torch import nn
 from torch.utils.data import Dataset, TensorDataset, default_collate
 
 from companion._extras import need
+from companion.batches import forward, model_device, move_to
 from companion.checkpoint import load_checkpoint, save_checkpoint
-from companion.loop import _forward, _model_device, _move, evaluate
+from companion.loop import evaluate
 
 __all__ = ["STAGES", "StageResult", "SmokeReport", "SmokeTestError", "smoke_test"]
 
@@ -225,8 +226,8 @@ class _Run:
                 f"__getitem__ return (input, target)"
             )
         self.inputs, self.targets = (
-            _move(batch[0], self.device, False),
-            _move(batch[1], self.device, False),
+            move_to(batch[0], self.device, False),
+            move_to(batch[1], self.device, False),
         )
         few = f" (the dataset has only {size})" if size < self.n else ""
         self.n = len(self.indices)
@@ -237,7 +238,7 @@ class _Run:
 
     def forward(self):
         self.model.train()
-        self.outputs = _forward(self.model, self.inputs)
+        self.outputs = forward(self.model, self.inputs)
         if isinstance(self.outputs, torch.Tensor) and not torch.isfinite(self.outputs).all():
             return FAIL, (
                 "the outputs contain NaN or inf before any training: check the inputs "
@@ -359,7 +360,7 @@ class _Run:
         modes = {m: m.training for m in self.model.modules()}
         self.model.eval()
         try:
-            return _forward(self.model, self.inputs)
+            return forward(self.model, self.inputs)
         finally:
             for module, mode in modes.items():
                 module.train(mode)
@@ -406,7 +407,7 @@ class _Run:
         items = [self.dataset[i] for i in self.indices]
         collate = self.collate_fn or default_collate
         return [
-            tuple(_move(x, self.device, False) for x in collate(items[i : i + self.batch_size]))
+            tuple(move_to(x, self.device, False) for x in collate(items[i : i + self.batch_size]))
             for i in range(0, self.n, self.batch_size)
         ]
 
@@ -420,7 +421,7 @@ class _Run:
         for step in range(1, self.steps + 1):
             for inputs, targets in batches:
                 self.optimizer.zero_grad(set_to_none=True)
-                train_loss = self.loss_fn(_forward(self.model, inputs), targets)
+                train_loss = self.loss_fn(forward(self.model, inputs), targets)
                 train_loss.backward()
                 self.optimizer.step()
             self.losses.append(train_loss.item())
@@ -565,7 +566,7 @@ def smoke_test(
         raise ValueError(
             f"loss_ratio must be a number > 1 (how many times lower), got {loss_ratio!r}"
         )
-    device = _model_device(model, device)
+    device = model_device(model, device)
 
     saved = None
     if restore:
