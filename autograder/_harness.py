@@ -312,7 +312,11 @@ def _audit(event: str, args: tuple) -> None:
             _crawl(event, args)
         if not state["reference_dirs"]:
             return
-        if isinstance(path, (str, bytes, os.PathLike)) and _is_reference_path(path):
+        if (
+            isinstance(path, (str, bytes, os.PathLike))
+            and _is_reference_path(path)
+            and not _is_shipped_data(path)
+        ):
             if _from_source_display():  # a traceback or warning showing a source line
                 raise PermissionError("the companion's source is not readable while grading")
             _refuse(f"reading {os.fsdecode(path)!r}", PermissionError)
@@ -374,6 +378,18 @@ def _is_reference_path(path) -> bool:
     except (TypeError, ValueError, OSError):
         return False
     return any(real == d or real.startswith(d + os.sep) for d in dirs)
+
+
+def _is_shipped_data(path) -> bool:
+    """A data file the companion ships (``companion/datasets/``: the digits), not its code."""
+    try:
+        real = os.path.realpath(os.fsdecode(path))
+    except (TypeError, ValueError, OSError):
+        return False
+    return any(
+        real.startswith(os.path.join(d, "datasets") + os.sep) and not real.endswith(".py")
+        for d in _state["reference_dirs"]
+    )
 
 
 def _is_reference_code(code) -> bool:

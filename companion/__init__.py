@@ -1,7 +1,24 @@
 """companion: the reference implementations of *PyTorch in Practice*.
 
 The training core is imported eagerly (it needs only torch); the toolkits (data, debugging,
-environment, export) load on first use so that ``import companion`` stays light.
+environment, export) load on first use so that ``import companion`` stays light. Every public
+name is ``companion.NAME``; the modules are flat, and each belongs to one wing:
+
+Wings (a test keeps this list complete: every module in exactly one wing):
+
+- training: loop, batches, amp, updates, schedule, history, callbacks, metrics, prediction,
+  device, distributed, signals, _loop_checks, _progress
+- checkpoints and resume: checkpoint, resume, rng
+- data: data, vision_data, loaders, memmap, throughput, tensors
+- models: blocks, finetune
+- debugging: smoke, debug, dryrun, graph, leaks, leak_report
+- deployment: export, inference
+- environment: env, notebook, __main__
+- shared helpers: _checks, _tables, _extras
+
+``fit`` (loop) drives an epoch through ``batches`` (split, move, forward), ``amp`` and the
+``callbacks``, and saves through ``checkpoint``; ``resume`` replays the loader's order from a
+checkpoint. No module imports another's private (underscore) names.
 
 Example:
     >>> import companion

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 
-def _check_int(name: str, value: Any, *, minimum: int, hint: str = "") -> int:
+def check_int(name: str, value: Any, *, minimum: int, hint: str = "") -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an int >= {minimum}, got {value!r}.{hint}")
     if value < minimum:
@@ -15,7 +15,7 @@ def _check_int(name: str, value: Any, *, minimum: int, hint: str = "") -> int:
     return int(value)
 
 
-def _check_bool(name: str, value: Any) -> bool:
+def check_bool(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"{name} must be True or False, got {value!r}.")
     return value

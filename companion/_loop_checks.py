@@ -132,6 +132,26 @@ def check_checkpoint_dir(checkpoint_dir) -> None:
         ) from None
 
 
+def check_fit_schedule_args(
+    num_epochs, scheduler_step, checkpoint_every, resume, checkpoint_dir, keep_last
+) -> None:
+    """fit's epochs, scheduler stepping and checkpoint arguments, and how they fit together."""
+    if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or num_epochs < 0:
+        raise ValueError(f"num_epochs must be a non-negative int, got {num_epochs!r}")
+    if scheduler_step not in ("epoch", "step"):
+        raise ValueError(f"scheduler_step must be 'epoch' or 'step', got {scheduler_step!r}")
+    if checkpoint_every is not None and (
+        not isinstance(checkpoint_every, int) or checkpoint_every < 1
+    ):
+        raise ValueError(f"checkpoint_every must be None or an int >= 1, got {checkpoint_every!r}")
+    if resume and checkpoint_dir is None:
+        raise ValueError("resume=True needs checkpoint_dir, the folder to resume from")
+    if checkpoint_every is not None and checkpoint_dir is None:
+        raise ValueError("checkpoint_every needs checkpoint_dir, the folder to write to")
+    if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last < 1:
+        raise ValueError(f"keep_last must be an int >= 1 (checkpoints kept), got {keep_last!r}")
+
+
 def check_resume_epochs(start_epoch: int, num_epochs: int, path) -> None:
     if start_epoch > num_epochs:
         raise ValueError(

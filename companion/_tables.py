@@ -6,7 +6,7 @@ import html
 from collections.abc import Iterable
 
 
-def _text_table(headers: list[str], rows: list[list[str]]) -> str:
+def text_table(headers: list[str], rows: list[list[str]]) -> str:
     widths = [
         max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
     ]
@@ -16,7 +16,7 @@ def _text_table(headers: list[str], rows: list[list[str]]) -> str:
     return "\n".join(out)
 
 
-def _html_table(headers: list[str], rows: list[list[str]], marked: Iterable[int] = ()) -> str:
+def html_table(headers: list[str], rows: list[list[str]], marked: Iterable[int] = ()) -> str:
     marked = set(marked)
     head = "".join(f"<th style='text-align:left'>{html.escape(h)}</th>" for h in headers)
     body = []
@@ -29,15 +29,15 @@ def _html_table(headers: list[str], rows: list[list[str]], marked: Iterable[int]
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _clip(text: str, width: int = 48) -> str:
+def clip_text(text: str, width: int = 48) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _format_shape(shape) -> str:
+def format_shape(shape) -> str:
     if isinstance(shape, tuple):
         return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
     if isinstance(shape, list):
-        return ", ".join(_format_shape(s) for s in shape) if shape else "-"
+        return ", ".join(format_shape(s) for s in shape) if shape else "-"
     if isinstance(shape, dict):
-        return ", ".join(f"{k}={_format_shape(v)}" for k, v in shape.items())
+        return ", ".join(f"{k}={format_shape(v)}" for k, v in shape.items())
     return "None" if shape is None else str(shape)

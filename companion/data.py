@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset, TensorDataset
 
-from companion._checks import _check_int
+from companion._checks import check_int
 
 _DIGITS = Path(__file__).with_name("datasets") / "digits.npz"
 
@@ -115,8 +115,8 @@ def digits(upscale: int | None = None, *, seed: int = 0, val_fraction: float = 0
         (1797, torch.Size([1, 8, 8]))
     """
     if upscale is not None:
-        _check_int("upscale", upscale, minimum=1, hint=" Use None for the original 8x8 images.")
-    _check_int("seed", seed, minimum=0)
+        check_int("upscale", upscale, minimum=1, hint=" Use None for the original 8x8 images.")
+    check_int("seed", seed, minimum=0)
     val_fraction = _check_fraction(val_fraction)
     with np.load(_DIGITS) as stored:  # shipped with companion: see datasets/README.md
         raw_images, raw_targets = stored["images"], stored["targets"]
@@ -194,9 +194,9 @@ def shapes(
         >>> train_ds.tensors[0].shape
         torch.Size([240, 1, 16, 16])
     """
-    n = _check_int("n", n, minimum=1)
-    size = _check_int("size", size, minimum=8, hint=" Smaller shapes are not recognisable.")
-    seed = _check_int("seed", seed, minimum=0)
+    n = check_int("n", n, minimum=1)
+    size = check_int("size", size, minimum=8, hint=" Smaller shapes are not recognisable.")
+    seed = check_int("seed", seed, minimum=0)
     val_fraction = _check_fraction(val_fraction)
     if isinstance(noise, bool) or not isinstance(noise, (int, float)):
         raise TypeError(f"noise must be a float >= 0 (a pixel standard deviation), got {noise!r}.")
@@ -293,13 +293,13 @@ def sequences(
         >>> tokens.dtype, train_ds.vocab_size, train_ds.num_classes
         (torch.int64, 13, 3)
     """
-    n = _check_int("n", n, minimum=1)
-    seed = _check_int("seed", seed, minimum=0)
+    n = check_int("n", n, minimum=1)
+    seed = check_int("seed", seed, minimum=0)
     val_fraction = _check_fraction(val_fraction)
-    min_len = _check_int("min_len", min_len, minimum=1)
-    max_len = _check_int("max_len", max_len, minimum=min_len, hint=" It must be >= min_len.")
-    num_classes = _check_int("num_classes", num_classes, minimum=2)
-    tokens_per_class = _check_int("tokens_per_class", tokens_per_class, minimum=1)
+    min_len = check_int("min_len", min_len, minimum=1)
+    max_len = check_int("max_len", max_len, minimum=min_len, hint=" It must be >= min_len.")
+    num_classes = check_int("num_classes", num_classes, minimum=2)
+    tokens_per_class = check_int("tokens_per_class", tokens_per_class, minimum=1)
     rng = np.random.default_rng(seed)
     labels = rng.permutation(np.arange(n) % num_classes)
     lengths = rng.integers(min_len, max_len + 1, size=n)

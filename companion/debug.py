@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 from torch import nn
 
-from companion._tables import _clip, _format_shape, _html_table, _text_table
+from companion._tables import clip_text, format_shape, html_table, text_table
 from companion.batches import first_tensor
 
 __all__ = [
@@ -110,8 +110,8 @@ class ShapeTrace:
             cells = [
                 "  " * r.depth + (r.name or "(model)"),
                 r.type,
-                _clip(_format_shape(r.input_shapes)),
-                _clip(_format_shape(r.output_shapes)) if r.status == "ok" else "-",
+                clip_text(format_shape(r.input_shapes)),
+                clip_text(format_shape(r.output_shapes)) if r.status == "ok" else "-",
                 r.dtype,
                 r.device,
                 f"{r.params:,}",
@@ -128,7 +128,7 @@ class ShapeTrace:
 
     def __str__(self) -> str:
         headers, rows = self._cells()
-        text = _text_table(headers, rows)
+        text = text_table(headers, rows)
         if self.error is not None:
             text += "\n" + self._error_line()
         return text
@@ -139,7 +139,7 @@ class ShapeTrace:
     def _repr_html_(self) -> str:
         headers, rows = self._cells()
         marked = [i for i, r in enumerate(self.rows) if r.status == "raised"]
-        out = _html_table(headers, rows, marked)
+        out = html_table(headers, rows, marked)
         if self.error is not None:
             out += f"<p style='color:#b00'><b>{html.escape(self._error_line())}</b></p>"
         return out
@@ -304,9 +304,7 @@ class DeviceReport:
 
     def _cells(self):
         headers = ["kind", "name", "device", "shape", "dtype"]
-        rows = [
-            [m.kind, m.name, m.device, _format_shape(m.shape), m.dtype] for m in self.mismatches
-        ]
+        rows = [[m.kind, m.name, m.device, format_shape(m.shape), m.dtype] for m in self.mismatches]
         return headers, rows
 
     def _summary(self) -> str:
@@ -330,7 +328,7 @@ class DeviceReport:
     def __str__(self) -> str:
         parts = [self._summary()]
         if not self.ok:
-            parts.append(_text_table(*self._cells()))
+            parts.append(text_table(*self._cells()))
         parts += self._footer()
         return "\n".join(parts)
 
@@ -340,7 +338,7 @@ class DeviceReport:
     def _repr_html_(self) -> str:
         out = f"<p><b>{html.escape(self._summary())}</b></p>"
         if not self.ok:
-            out += _html_table(*self._cells())
+            out += html_table(*self._cells())
         out += "".join(f"<p>{html.escape(line)}</p>" for line in self._footer())
         return out
 

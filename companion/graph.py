@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from companion._extras import need
-from companion._tables import _format_shape, _html_table, _text_table
+from companion._tables import format_shape, html_table, text_table
 
 __all__ = ["GraphNode", "AutogradGraph", "graph_ops", "draw_graph"]
 
@@ -81,7 +81,7 @@ class AutogradGraph:
             [str(n.id), n.label, n.kind, ", ".join(str(m) for m in n.next) or "-"]
             for n in self.nodes
         ]
-        return _text_table(["id", "node", "kind", "next"], rows)
+        return text_table(["id", "node", "kind", "next"], rows)
 
     def __repr__(self) -> str:
         return str(self)
@@ -91,7 +91,7 @@ class AutogradGraph:
             [str(n.id), n.label, n.kind, ", ".join(str(m) for m in n.next) or "-"]
             for n in self.nodes
         ]
-        return _html_table(["id", "node", "kind", "next"], rows)
+        return html_table(["id", "node", "kind", "next"], rows)
 
     def to_dict(self) -> dict:
         """Plain data: ``{"nodes": [dict, ...], "edges": [[a, b], ...]}``."""
@@ -167,7 +167,7 @@ def graph_ops(tensor: torch.Tensor, *, names=None) -> AutogradGraph:
         label = name
         if kind == "leaf":
             var = fn.variable
-            label = f"{labels.get(id(var), 'leaf')} {_format_shape(tuple(var.shape))}"
+            label = f"{labels.get(id(var), 'leaf')} {format_shape(tuple(var.shape))}"
         node = GraphNode(index[id(fn)], name, kind, label)
         for nxt, _ in fn.next_functions:
             if nxt is None:

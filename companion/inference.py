@@ -53,12 +53,12 @@ def _fmt(value: float | None, spec: str, suffix: str = "") -> str:
     return "-" if value is None or not math.isfinite(value) else f"{value:{spec}}{suffix}"
 
 
-def _text_table(head: list[str], rows: list[list[str]]) -> str:
+def text_table(head: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in [head, *rows])
 
 
-def _html_table(head: list[str], rows: list[list[str]]) -> str:
+def html_table(head: list[str], rows: list[list[str]]) -> str:
     cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows
@@ -178,7 +178,7 @@ class QuantizationReport:
             f"<p>int8 dynamic quantization of <code>{html.escape(self.path)}</code>, scheme "
             f"<code>{self.scheme}</code> ({html.escape(_SCHEMES[self.scheme][2])}); this CPU: "
             f"{html.escape(self.cpu)}</p>"
-            + _html_table(["", "float -> int8", "change"], self._rows())
+            + html_table(["", "float -> int8", "change"], self._rows())
             + (f"<ul>{notes}</ul>" if notes else "")
         )
 
@@ -380,14 +380,14 @@ class InferenceBenchmark:
         return head, rows
 
     def __str__(self) -> str:
-        text = _text_table(*self._cells())
+        text = text_table(*self._cells())
         return text + "".join(f"\nnote: {n}" for n in self.notes)
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
-        return _html_table(*self._cells()) + f"<ul>{notes}</ul>"
+        return html_table(*self._cells()) + f"<ul>{notes}</ul>"
 
     def plot(self, ax: Any = None) -> Any:
         """Bar chart of the speed-up over eager PyTorch per batch size; returns the Axes."""

@@ -12,7 +12,7 @@ import math
 from dataclasses import asdict, dataclass, field
 
 from companion._extras import need
-from companion._tables import _format_shape, _html_table, _text_table
+from companion._tables import format_shape, html_table, text_table
 
 __all__ = ["LeakSample", "LeakReport"]
 
@@ -152,8 +152,7 @@ class LeakReport:
                 what = (
                     f"{h['tensors']} tensors with a grad_fn"
                     if h["tensors"] > 1
-                    else f"a tensor of shape {_format_shape(h['shape'])} with "
-                    f"grad_fn={h['grad_fn']}"
+                    else f"a tensor of shape {format_shape(h['shape'])} with grad_fn={h['grad_fn']}"
                 )
                 parts.append(
                     f"Probably holding it: {key}, which keeps {what} reaching {h['nodes']} "
@@ -206,7 +205,7 @@ class LeakReport:
         return headers, rows
 
     def __str__(self) -> str:
-        return self.message + "\n\n" + _text_table(*self._cells())
+        return self.message + "\n\n" + text_table(*self._cells())
 
     def __repr__(self) -> str:
         return str(self)
@@ -214,7 +213,7 @@ class LeakReport:
     def _repr_html_(self) -> str:
         color = "#b00" if self.leaking else "#070"
         msg = html.escape(self.message).replace("\n", "<br>")
-        return f"<p style='color:{color}'>{msg}</p>" + _html_table(*self._cells())
+        return f"<p style='color:{color}'>{msg}</p>" + html_table(*self._cells())
 
     def to_dict(self) -> dict:
         """Plain data: the verdict, the message and every sample."""

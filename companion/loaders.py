@@ -25,7 +25,7 @@ from typing import Any
 import torch
 from torch.utils.data import default_collate
 
-from companion._checks import _check_bool, _check_int
+from companion._checks import check_bool, check_int
 
 __all__ = ["InMemoryLoader", "pad_collate"]
 
@@ -164,10 +164,10 @@ class InMemoryLoader:
             )
         if sizes[0] == 0:
             raise ValueError("the tensors hold no samples (first dimension 0).")
-        self.batch_size = _check_int("batch_size", batch_size, minimum=1)
-        self.shuffle = _check_bool("shuffle", shuffle)
-        self.drop_last = _check_bool("drop_last", drop_last)
-        self.seed = _check_int("seed", seed, minimum=0)
+        self.batch_size = check_int("batch_size", batch_size, minimum=1)
+        self.shuffle = check_bool("shuffle", shuffle)
+        self.drop_last = check_bool("drop_last", drop_last)
+        self.seed = check_int("seed", seed, minimum=0)
         if device is not None:
             device = torch.device(device)
             tensors = tuple(t.to(device) for t in tensors)
@@ -210,7 +210,7 @@ class InMemoryLoader:
             >>> [ids.tolist() for (ids,) in loader.iter_from(1)]
             [[4, 5, 6, 7], [8, 9]]
         """
-        start_batch = _check_int("start_batch", start_batch, minimum=0)
+        start_batch = check_int("start_batch", start_batch, minimum=0)
         if self.shuffle:
             order = torch.randperm(self.num_samples, generator=self._generator)
         else:

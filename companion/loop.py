@@ -19,6 +19,7 @@ from torch import nn
 
 from companion._loop_checks import (
     check_checkpoint_dir,
+    check_fit_schedule_args,
     check_loader,
     check_loss_fn,
     check_loss_value,
@@ -560,20 +561,8 @@ def fit(
         ...               val_loader=val_loader, checkpoint_dir="runs/a")  # doctest: +SKIP
         >>> history.plot()  # doctest: +SKIP
     """
-    if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or num_epochs < 0:
-        raise ValueError(f"num_epochs must be a non-negative int, got {num_epochs!r}")
-    if scheduler_step not in ("epoch", "step"):
-        raise ValueError(f"scheduler_step must be 'epoch' or 'step', got {scheduler_step!r}")
-    if checkpoint_every is not None and (
-        not isinstance(checkpoint_every, int) or checkpoint_every < 1
-    ):
-        raise ValueError(f"checkpoint_every must be None or an int >= 1, got {checkpoint_every!r}")
-    if resume and checkpoint_dir is None:
-        raise ValueError("resume=True needs checkpoint_dir, the folder to resume from")
-    if checkpoint_every is not None and checkpoint_dir is None:
-        raise ValueError("checkpoint_every needs checkpoint_dir, the folder to write to")
-    if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last < 1:
-        raise ValueError(f"keep_last must be an int >= 1 (checkpoints kept), got {keep_last!r}")
+    check_fit_schedule_args(num_epochs, scheduler_step, checkpoint_every, resume,
+                            checkpoint_dir, keep_last)  # fmt: skip
     _check_args(accumulate, clip_grad_norm, amp)
     _check_training(model, train_loader, optimizer, loss_fn, scheduler, "train_loader")
     if val_loader is not None:
@@ -637,25 +626,9 @@ def fit(
                         if bar is not None:
                             bar.close()
                         return run.history
-                if run.tally.batches == 0:
-                    raise ValueError(f"train_loader yielded no batches in epoch {epoch + 1}")
-                record = ctx.mean({"train_loss": run.tally.mean_loss})
-                if eval_train:
-                    scores = _evaluate_aside(model, train_loader, loss_fn, eval_kwargs)
-                    scores["eval_loss"] = scores.pop("loss")
-                    record.update({f"train_{k}": v for k, v in ctx.mean(scores).items()})
-                if val_loader is not None:
-                    scores = evaluate(model, val_loader, loss_fn, **eval_kwargs)
-                    record.update({f"val_{k}": v for k, v in ctx.mean(scores).items()})
-                record = {"epoch": epoch + 1, **record, **_learning_rates(optimizer)}
-                if scheduler is not None and scheduler_step == "epoch":
-                    if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
-                        scheduler.step(record.get("val_loss", record["train_loss"]))
-                    else:
-                        scheduler.step()
-                record["time"] = time.perf_counter() - started
-                if run.tally.skipped:
-                    record["skipped_steps"] = run.tally.skipped
+                record = _epoch_record(run, model, epoch, started, ctx, train_loader, val_loader,
+                                       loss_fn, optimizer, scheduler, scheduler_step, eval_train,
+                                       eval_kwargs)  # fmt: skip
                 run.history.append(record)
                 state.epoch = epoch + 1
                 stopped = [cb.on_epoch_end(record, state) is True for cb in callbacks]
@@ -671,6 +644,31 @@ def fit(
         return run.history if run.history.interrupted else _finish(callbacks, state)
     finally:
         ctx.close()
+
+
+def _epoch_record(run, model, epoch, started, ctx, train_loader, val_loader, loss_fn, optimizer,
+                  scheduler, scheduler_step, eval_train, eval_kwargs) -> dict:  # fmt: skip
+    """The epoch's record (losses, scores, learning rates, time), with the epoch's scheduler step."""
+    if run.tally.batches == 0:
+        raise ValueError(f"train_loader yielded no batches in epoch {epoch + 1}")
+    record = ctx.mean({"train_loss": run.tally.mean_loss})
+    if eval_train:
+        scores = _evaluate_aside(model, train_loader, loss_fn, eval_kwargs)
+        scores["eval_loss"] = scores.pop("loss")
+        record.update({f"train_{k}": v for k, v in ctx.mean(scores).items()})
+    if val_loader is not None:
+        scores = evaluate(model, val_loader, loss_fn, **eval_kwargs)
+        record.update({f"val_{k}": v for k, v in ctx.mean(scores).items()})
+    record = {"epoch": epoch + 1, **record, **_learning_rates(optimizer)}
+    if scheduler is not None and scheduler_step == "epoch":
+        if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+            scheduler.step(record.get("val_loss", record["train_loss"]))
+        else:
+            scheduler.step()
+    record["time"] = time.perf_counter() - started
+    if run.tally.skipped:
+        record["skipped_steps"] = run.tally.skipped
+    return record
 
 
 def _learning_rates(optimizer) -> dict:

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from companion._checks import _check_bool, _check_int
+from companion._checks import check_bool, check_int
 from companion._extras import need
 
 __all__ = ["ThroughputTable", "choose_num_workers", "loader_throughput", "plan_num_workers"]
@@ -231,7 +231,7 @@ def choose_num_workers(throughput: Mapping[int, float], tolerance: float = 0.1) 
         )
     measured = {}
     for workers, speed in throughput.items():
-        _check_int("throughput's keys (worker counts)", workers, minimum=0)
+        check_int("throughput's keys (worker counts)", workers, minimum=0)
         if isinstance(speed, bool) or not isinstance(speed, numbers.Real):
             raise TypeError(
                 f"throughput[{workers}] must be a number of samples per second, got {speed!r}."
@@ -297,7 +297,7 @@ def plan_num_workers(
         raise ValueError(
             f"step_samples_per_s must be a positive number, got {step_samples_per_s!r}."
         )
-    cores = _check_int("cores", cores, minimum=1)
+    cores = check_int("cores", cores, minimum=1)
     if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real):
         raise TypeError(f"tolerance must be a number in [0, 1), got {tolerance!r}.")
     if not 0 <= tolerance < 1:
@@ -370,10 +370,10 @@ def loader_throughput(
             f"returning a loader, got {type(make_loader).__name__}."
         )
     for w in num_workers:
-        _check_int("num_workers entries", w, minimum=0)
+        check_int("num_workers entries", w, minimum=0)
     for p in pin_memory:
-        _check_bool("pin_memory entries", p)
-    batches = _check_int("batches", batches, minimum=1)
+        check_bool("pin_memory entries", p)
+    batches = check_int("batches", batches, minimum=1)
     target = torch.device(device) if device is not None else None
     rows = []
     for w in num_workers:

@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch.utils.data import Dataset
 
-from companion._checks import _check_bool
+from companion._checks import check_bool
 from companion._extras import need
 
 __all__ = ["cifar10", "fashion_mnist", "image_tensors"]
@@ -75,8 +75,8 @@ def fashion_mnist(
     """
     FashionMNIST = need("torchvision.datasets", "vision", "companion.fashion_mnist").FashionMNIST
 
-    _check_bool("train", train)
-    _check_bool("download", download)
+    check_bool("train", train)
+    check_bool("download", download)
     root = Path(root).expanduser()
     raw = root / "FashionMNIST" / "raw"
     if not download:
@@ -145,8 +145,8 @@ def cifar10(
         "torchvision.datasets.utils", "vision", "companion.cifar10"
     ).check_integrity
 
-    _check_bool("train", train)
-    _check_bool("download", download)
+    check_bool("train", train)
+    check_bool("download", download)
     root = Path(root).expanduser()
     folder = root / CIFAR10.base_folder
     expected = [(name, md5) for name, md5 in CIFAR10.train_list + CIFAR10.test_list]

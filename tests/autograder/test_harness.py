@@ -72,6 +72,10 @@ def test_the_reference_stays_out_of_reach_after_install(tmp_path):
         attempt("own_code", lambda: types.FunctionType((lambda: 1).__code__, {}))
         attempt("companion_works", lambda: companion.strip_prefixes({"module.w": 1}))
         attempt("other_files", lambda: open(json.__file__).read())
+        import companion.data
+        attempt("shipped_data", lambda: companion.data.digits())  # reads datasets/digits.npz
+        fake = os.path.join(os.path.dirname(companion.__file__), "datasets", "loop.py")
+        attempt("code_beside_the_data", lambda: open(fake).read())
         import subprocess
         attempt("subprocess_outside_probe", lambda: subprocess.run(["true"], check=True))
         """,
@@ -87,7 +91,14 @@ def test_the_reference_stays_out_of_reach_after_install(tmp_path):
         "transplant",
     ):
         assert seen[label].startswith("refused"), (label, seen[label])
-    for label in ("own_code", "companion_works", "other_files", "subprocess_outside_probe"):
+    assert seen["code_beside_the_data"] == "refused PermissionError"  # a .py file there is code
+    for label in (
+        "own_code",
+        "companion_works",
+        "other_files",
+        "shipped_data",
+        "subprocess_outside_probe",
+    ):
         assert seen[label] == "allowed", (label, seen[label])
     assert seen["read_source"] == "refused PermissionError"
     assert seen["function_copy"] == "refused ReferenceCallError"
