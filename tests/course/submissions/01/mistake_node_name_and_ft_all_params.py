@@ -1,6 +1,6 @@
 # Corpus: nodes named with node.name() (AccumulateGrad's is 'torch::autograd::AccumulateGrad');
 # an optimizer over every parameter of the model, frozen ones included.
-# %% ch01_graph_operations points=0 feedback="type(node).__name__"
+# %% ch01_graph_operations points=0 feedback="is not a class name"
 from collections import deque
 
 
