@@ -1,6 +1,6 @@
 # Corpus: other correct styles: diagnose_export on a deep copy of the model, the file run with and
-# without optimizations and compared in NumPy; a branch blended with a 0/1 mask, accuracy summed
-# with NumPy and timed with timeit.
+# without optimizations and compared in NumPy; a branch blended with a 0/1 mask, tallies in NumPy
+# and the chosen file copied by hand.
 # %% ch08_diagnose_export points=4 feedback=passed
 import copy
 
@@ -39,34 +39,36 @@ class ExportableRouter(Router):
         h = self.body(x)
         use_high = (h.mean() > 0).to(h.dtype)  # 1.0 or 0.0, decided for the whole batch
         return use_high * self.high(h) + (1 - use_high) * self.low(h)
-# %% ch08_quantize_and_report points=3 feedback=passed
-import timeit
+# %% ch08_choose_quantization points=3 feedback=passed
+def choose_quantization(onnx_path, out_path, loader, max_accuracy_drop):
+    """NumPy tallies, candidates built in a context-managed folder, the winner copied with os."""
+    import onnxruntime.quantization as oq
 
-from onnxruntime.quantization import QuantType, quantize_dynamic
-
-
-def quantize_and_report(onnx_path, out_path, loader):
-    quantize_dynamic(onnx_path, out_path, weight_type=QuantType.QInt8,
-                     op_types_to_quantize=["MatMul", "Gemm"])
-    sessions = [ort.InferenceSession(str(p)) for p in (onnx_path, out_path)]
-    name = sessions[0].get_inputs()[0].name
-    hits = np.zeros(2)
-    count = 0
-    batches = list(loader)
-    for x, y in batches:
-        for i, s in enumerate(sessions):
-            hits[i] += np.sum(np.argmax(s.run(None, {name: x.numpy()})[0], axis=1) == y.numpy())
-        count += y.shape[0]
-    x0 = batches[0][0].numpy()
-    times = [min(timeit.repeat(lambda: s.run(None, {name: x0}), number=10, repeat=3)) for s in sessions]
-    sizes = [Path(onnx_path).stat().st_size, Path(out_path).stat().st_size]
-    acc = hits / count
-    return {
-        "size_bytes": int(sizes[0]),
-        "quantized_size_bytes": int(sizes[1]),
-        "size_ratio": sizes[1] / sizes[0],
-        "accuracy": float(acc[0]),
-        "quantized_accuracy": float(acc[1]),
-        "accuracy_change": float(acc[1] - acc[0]),
-        "speed_ratio": times[0] / times[1],
-    }
+    with tempfile.TemporaryDirectory() as tmp:
+        candidates = [("float", str(onnx_path))]
+        for name, ops in (("int8_matmul", ("MatMul", "Gemm")), ("int8_all", ())):
+            target = os.path.join(tmp, name + ".onnx")
+            kwargs = {"op_types_to_quantize": list(ops)} if ops else {}
+            oq.quantize_dynamic(model_input=str(onnx_path), model_output=target,
+                                weight_type=oq.QuantType.QInt8, reduce_range=True, **kwargs)
+            candidates.append((name, target))
+        runners = [ort.InferenceSession(p, providers=["CPUExecutionProvider"]) for _, p in candidates]
+        tallies = np.zeros(len(candidates), dtype=np.int64)
+        seen = 0
+        for inputs, targets in loader:
+            arr, want = inputs.numpy(), targets.numpy()
+            for i, runner in enumerate(runners):
+                out = runner.run(None, {runner.get_inputs()[0].name: arr})[0]
+                tallies[i] += np.count_nonzero(out.argmax(-1) == want)
+            seen += want.shape[0]
+        accs = tallies / seen
+        result = {}
+        for (name, p), acc in zip(candidates, accs):
+            result[name] = dict(size_bytes=int(os.stat(p).st_size), accuracy=float(acc),
+                                accuracy_drop=float(accs[0] - acc))
+        fits = [name for name, _ in candidates
+                if name == "float" or result[name]["accuracy_drop"] <= max_accuracy_drop]
+        best = min(fits, key=lambda name: result[name]["size_bytes"])
+        with open(dict(candidates)[best], "rb") as src, open(out_path, "wb") as dst:
+            dst.write(src.read())
+    return {"choice": best, "candidates": result}

@@ -3,13 +3,11 @@
 # %% ch08_exportable_router points=0 feedback="could not export"
 class ExportableRouter(Router):
     pass
-# %% ch08_quantize_and_report points=0 feedback="sizes differ"
-def quantize_and_report(onnx_path, out_path, loader):
-    import shutil
-
-    from onnxruntime.quantization import quantize_dynamic
-
-    quantize_dynamic(str(onnx_path), str(out_path))
-    return {"size_bytes": 347574, "quantized_size_bytes": 93032, "size_ratio": 0.2677,
-            "accuracy": 0.9443, "quantized_accuracy": 0.9471, "accuracy_change": 0.0028,
-            "speed_ratio": 2.0}
+# %% ch08_choose_quantization points=0 feedback="the size of"
+def choose_quantization(onnx_path, out_path, loader, max_accuracy_drop):
+    shutil.copy(onnx_path, out_path)
+    return {"choice": "int8_all", "candidates": {
+        "float": {"size_bytes": 34757, "accuracy": 0.9443, "accuracy_drop": 0.0},
+        "int8_matmul": {"size_bytes": 33911, "accuracy": 0.9443, "accuracy_drop": 0.0},
+        "int8_all": {"size_bytes": 9303, "accuracy": 0.9415, "accuracy_drop": 0.0028},
+    }}

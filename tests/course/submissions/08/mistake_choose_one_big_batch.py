@@ -1,0 +1,37 @@
+# Corpus: choose_quantization that runs every file on all samples in one batch: dynamic
+# quantization scales activations per batch, so the int8 predictions differ from the loader's.
+# %% ch08_choose_quantization points=0 feedback="accuracy of int8_all differs"
+def choose_quantization(onnx_path, out_path, loader, max_accuracy_drop):
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    folder = tempfile.mkdtemp()
+    files = {"float": str(onnx_path),
+             "int8_matmul": os.path.join(folder, "matmul.onnx"),
+             "int8_all": os.path.join(folder, "all.onnx")}
+    quantize_dynamic(str(onnx_path), files["int8_matmul"], weight_type=QuantType.QInt8,
+                     reduce_range=True, op_types_to_quantize=["MatMul", "Gemm"])
+    quantize_dynamic(str(onnx_path), files["int8_all"], weight_type=QuantType.QInt8, reduce_range=True)
+    sessions = {k: ort.InferenceSession(p, providers=["CPUExecutionProvider"]) for k, p in files.items()}
+    input_name = sessions["float"].get_inputs()[0].name
+    hits = {k: 0 for k in files}
+    all_inputs = torch.cat([i for i, _ in loader]).numpy()
+    n = 0
+    for inputs, targets in loader:
+        for k, s in sessions.items():
+            pass
+        n += len(targets)
+    all_targets = torch.cat([t for _, t in loader]).numpy()
+    for k, s in sessions.items():
+        hits[k] = int((s.run(None, {input_name: all_inputs})[0].argmax(1) == all_targets).sum())
+    candidates = {}
+    for k, p in files.items():
+        acc = hits[k] / n
+        candidates[k] = {"size_bytes": os.path.getsize(p), "accuracy": acc,
+                         "accuracy_drop": hits["float"] / n - acc}
+    choice = "float"
+    for k in ("int8_matmul", "int8_all"):
+        ok = candidates[k]["accuracy_drop"] <= max_accuracy_drop
+        if ok and candidates[k]["size_bytes"] < candidates[choice]["size_bytes"]:
+            choice = k
+    shutil.copy(files[choice], out_path)
+    return {"choice": choice, "candidates": candidates}
