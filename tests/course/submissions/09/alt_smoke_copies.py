@@ -1,6 +1,7 @@
 # Corpus: another correct smoke check: works on one deep copy of (model, optimizer) taken together
 # (the copied optimizer then holds the copied model's parameters), reads the 16 samples through a
-# DataLoader every step, and trains a fixed 80 steps before one look in eval mode.
+# DataLoader every step, calls "step" a parameter whose gradient is not negligible yet did not
+# move, and trains a fixed 80 steps before one look in eval mode.
 # %% ch09_smoke_check points=3 feedback=passed
 def smoke_check(model, train_ds, optimizer, loss_fn):
     model, optimizer = copy.deepcopy((model, optimizer))  # the originals are never touched
@@ -19,8 +20,12 @@ def smoke_check(model, train_ds, optimizer, loss_fn):
             if any(p.grad is None or p.grad.abs().max() == 0 for p in named.values()):
                 problems.add("gradient")
         optimizer.step()
-        if step == 0 and any(torch.equal(starts[k], p) for k, p in named.items()):
-            problems.add("step")
+        if step == 0:  # a parameter with a real gradient that the step left as it was
+            scale = max([p.grad.abs().max() for p in named.values() if p.grad is not None],
+                        default=0.0)
+            if any(torch.equal(starts[k], p) and p.grad is not None
+                   and p.grad.abs().max() > 1e-4 * scale for k, p in named.items()):
+                problems.add("step")
     model.eval()
     with torch.no_grad():
         inputs, targets = next(iter(loader))

@@ -1,5 +1,6 @@
 # Corpus: another correct smoke check: state saved to memory with torch.save and loaded back,
-# gradients judged by their norms, and the 16 samples learned in shuffled minibatches of 8.
+# gradients judged by their norms, the step by the optimizer holding each parameter, and the 16
+# samples learned in shuffled minibatches of 8.
 # %% ch09_smoke_check points=3 feedback=passed
 import io
 
@@ -12,7 +13,6 @@ def smoke_check(model, train_ds, optimizer, loss_fn):
     found = []
     try:
         model.train()
-        weights = [p.detach().clone() for p in model.parameters()]
         inputs, targets = next(iter(DataLoader(sixteen, batch_size=16)))
         optimizer.zero_grad()
         loss = loss_fn(model(inputs), targets)
@@ -22,7 +22,8 @@ def smoke_check(model, train_ds, optimizer, loss_fn):
         if min(norms) == 0.0:
             found.append("gradient")
         optimizer.step()
-        if any((w == p).all() for w, p in zip(weights, model.parameters())):
+        held = [q for group in optimizer.param_groups for q in group["params"]]
+        if any(all(q is not p for q in held) for p in model.parameters()):
             found.append("step")
         loader = DataLoader(sixteen, batch_size=8, shuffle=True)
         for epoch in range(60):
