@@ -53,8 +53,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         from autograder.course import Course, default_course_root
 
-        course = Course(Path(args.course) if args.course else default_course_root())
-        notebooks = Path(args.notebooks) if args.notebooks else course.root.parent / "notebooks"
+        language = getattr(args, "lang", "en")
+        course = Course(Path(args.course) if args.course else default_course_root(), language)
+        folder = "notebooks" if language == "en" else f"notebooks-{language}"
+        notebooks = Path(args.notebooks) if args.notebooks else course.root.parent / folder
         return args.run(args, course, notebooks)
     except UsageError as exc:
         print(f"autograder: error: {exc}", file=sys.stderr)
@@ -81,7 +83,7 @@ def _release(args, course, notebooks) -> int:
 
     report = release(course, notebooks, check=args.check, force=args.force)
     for message in report.messages:
-        kept = message.startswith(("kept", "extra", "out of date", "missing"))
+        kept = message.startswith(("kept", "extra", "out of date", "missing", "not released"))
         if kept or not args.quiet:
             print(message, file=sys.stderr if kept else sys.stdout)
     if args.trust and not args.check:
@@ -91,11 +93,15 @@ def _release(args, course, notebooks) -> int:
             if not args.quiet:
                 print(f"{notebooks}/ is up to date with {course.source_dir}/")
             return 0
-        print("notebooks/ is out of date: run `python -m autograder release`", file=sys.stderr)
+        again = "" if course.language == "en" else f" --lang {course.language}"
+        print(
+            f"{notebooks}/ is out of date: run `python -m autograder release{again}`",
+            file=sys.stderr,
+        )
         return 1
-    if not args.quiet and not report.written and not report.removed:
+    if not args.quiet and not report.written and not report.removed and report.in_sync:
         print(f"{notebooks}/ is up to date")
-    return 0
+    return 0 if course.language == "en" or report.in_sync else 1
 
 
 def _trust(notebooks: Path, *, quiet: bool) -> None:
@@ -379,6 +385,52 @@ def _book(args, course, notebooks) -> int:
     return 0
 
 
+def _translate(args, course, notebooks) -> int:
+    from autograder import i18n
+
+    english = Course_of(course)
+    chapters = english.chapters()
+    if args.chapter:
+        chapters = [english.chapter(key) for key in args.chapter]
+    total = 0
+    for chapter in chapters:
+        nb = chapter.read_source()
+        path = i18n.catalog_path(english.root, chapter.name, args.lang)
+        catalog = i18n.load_catalog(path, args.lang) if path.is_file() else None
+        if args.action == "skeleton":
+            new = i18n.skeleton(nb, catalog, args.lang)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(i18n.dump_catalog(new, chapter.name), encoding="utf-8")
+            added = len(new.cells) - (len(catalog.cells) if catalog else 0)
+            print(f"{path}: {len(new.cells)} entries ({added} new to translate)")
+            continue
+        if catalog is None:
+            print(f"{chapter.name}: no catalog ({path}); start one with `translate skeleton`")
+            total += 1
+            continue
+        if args.action == "stamp":
+            stamped = i18n.stamp(nb, catalog, args.cell)
+            path.write_text(i18n.dump_catalog(catalog, chapter.name), encoding="utf-8")
+            print(f"{path}: stamped {len(stamped)} cells {' '.join(stamped)}".rstrip())
+            continue
+        found = i18n.problems(nb, catalog)
+        total += len(found)
+        sources = {c.get("id"): c["source"] for c in nb["cells"]}
+        for problem in found:
+            print(f"{chapter.name}: {problem}")
+            if args.show and problem.cell in sources:
+                print("    | " + sources[problem.cell].replace("\n", "\n    | "))
+        if not found:
+            print(f"{chapter.name}: complete and current ({len(catalog.cells)} cells)")
+    return 1 if total and args.action == "status" else 0
+
+
+def Course_of(course):  # noqa: N802 - the English course behind any edition
+    from autograder.course import Course
+
+    return Course(course.root)
+
+
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -387,6 +439,17 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--notebooks", metavar="DIR", help="learner notebooks folder (default: next to the course)"
     )
+    from autograder.i18n import LANGUAGES
+
+    editions = ", ".join(f"{code} ({name})" for code, name in LANGUAGES.items())
+    edition = argparse.ArgumentParser(add_help=False)
+    edition.add_argument(
+        "--lang",
+        default="en",
+        choices=sorted(LANGUAGES),
+        help=f"the course's edition: {editions}; another edition's notebooks go to "
+        "notebooks-LANG/ (default: en)",
+    )
     parser = _Parser(
         prog="autograder",
         description="Release, grade and verify the PyTorch in Practice notebooks, and build its book.",
@@ -394,11 +457,13 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(
-        dest="command", metavar="{release,grade,verify,book}", parser_class=_Parser
+        dest="command", metavar="{release,grade,verify,book,translate}", parser_class=_Parser
     )
     parser.set_defaults(command=None)
 
-    rel = sub.add_parser("release", parents=[common], help="regenerate notebooks/ with nbgrader")
+    rel = sub.add_parser(
+        "release", parents=[common, edition], help="regenerate notebooks/ with nbgrader"
+    )
     rel.add_argument("--check", action="store_true", help="write nothing; exit 1 if out of date")
     rel.add_argument("--quiet", action="store_true", help="print only warnings")
     rel.add_argument(
@@ -456,7 +521,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     grade.set_defaults(run=_grade)
 
-    ver = sub.add_parser("verify", parents=[common], help="check every chapter end to end")
+    ver = sub.add_parser("verify", parents=[common, edition], help="check every chapter end to end")
     ver.add_argument("--jobs", type=int, metavar="N", help="parallel grading processes")
     ver.add_argument(
         "--chapter",
@@ -491,6 +556,25 @@ def _parser() -> argparse.ArgumentParser:
         "--timeout", type=int, default=600, metavar="S", help="seconds per cell (default: 600)"
     )
     book.set_defaults(run=_book)
+
+    tr = sub.add_parser(
+        "translate",
+        parents=[common],
+        help="keep another edition's catalogs complete and current",
+        description="Each chapter's translation lives in course/translations/LANG/NN-name.yml, "
+        "keyed by cell id, with a hash of the English cell it translates (see "
+        "autograder/i18n.py). status: list missing, stale and untranslated cells (exit 1 if "
+        "any). skeleton: add an entry for every cell that has none, with the English to "
+        "translate. stamp: record that stale cells were revisited.",
+    )
+    tr.add_argument("action", choices=["status", "skeleton", "stamp"])
+    tr.add_argument("--lang", default="zh", choices=sorted(set(LANGUAGES) - {"en"}))
+    tr.add_argument("--chapter", action="append", metavar="NN", help="only this chapter")
+    tr.add_argument("--cell", action="append", metavar="ID", help="stamp: only these cells")
+    tr.add_argument(
+        "--show", action="store_true", help="status: print the English text of each problem cell"
+    )
+    tr.set_defaults(run=_translate)
     return parser
 
 

@@ -7,6 +7,7 @@ generates. Graded cells carry nbgrader's metadata; every ``grade_id`` starts wit
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass
@@ -49,11 +50,14 @@ class Chapter:
 
     Attributes:
         name: the assignment name, e.g. ``"04-training-loop"``.
-        source: path of the instructor's source notebook.
+        source: path of the instructor's source notebook (always the English one).
+        language: the edition, ``"en"`` or a language of :data:`autograder.i18n.LANGUAGES`,
+            whose text comes from the catalog ``course/translations/<language>/<name>.yml``.
     """
 
     name: str
     source: Path
+    language: str = "en"
 
     @property
     def number(self) -> int:
@@ -70,9 +74,44 @@ class Chapter:
         """File name of the learner's notebook in ``notebooks/``."""
         return f"{self.name}.ipynb"
 
+    @property
+    def catalog(self) -> Path | None:
+        """The translation catalog of this edition (None for English)."""
+        if self.language == "en":
+            return None
+        from autograder.i18n import catalog_path
+
+        return catalog_path(self.source.parents[2], self.name, self.language)
+
+    def in_language(self, language: str) -> Chapter:
+        """This chapter in another edition.
+
+        Raises:
+            CourseError: for a language the course has no edition in.
+        """
+        from autograder.i18n import LANGUAGES
+
+        if language not in LANGUAGES:
+            known = ", ".join(f"{code} ({name})" for code, name in LANGUAGES.items())
+            raise CourseError(f"no {language!r} edition of the course; the editions are {known}")
+        return dataclasses.replace(self, language=language)
+
     def read_source(self) -> dict:
-        """The source notebook as plain JSON data (no nbformat needed)."""
-        return read_json_notebook(self.source)
+        """The source notebook as plain JSON data (no nbformat needed), in this edition.
+
+        Raises:
+            CourseError: if the notebook is broken, or (another edition) its catalog is missing,
+                incomplete or stale.
+        """
+        nb = read_json_notebook(self.source)
+        if self.language == "en":
+            return nb
+        from autograder.i18n import TranslationError, load_catalog, translate_notebook
+
+        try:
+            return translate_notebook(nb, load_catalog(self.catalog, self.language))
+        except TranslationError as exc:
+            raise CourseError(str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -81,6 +120,7 @@ class Course:
 
     Args:
         root: the course root, e.g. ``Path("course")``.
+        language: the edition its chapters are read in (``"en"``, the source, by default).
 
     Example:
         >>> course = Course(default_course_root())
@@ -89,6 +129,7 @@ class Course:
     """
 
     root: Path
+    language: str = "en"
 
     @property
     def source_dir(self) -> Path:
@@ -129,7 +170,10 @@ class Course:
                     f"chapter folder {folder} has no {notebook.name}: each chapter holds one "
                     "notebook named like its folder"
                 )
-            chapters.append(Chapter(folder.name, notebook))
+            chapter = Chapter(folder.name, notebook)
+            chapters.append(
+                chapter.in_language(self.language) if self.language != "en" else chapter
+            )
         return chapters
 
     def chapter(self, key: str | int) -> Chapter:
@@ -146,17 +190,21 @@ class Course:
         raise CourseError(f"no chapter {key!r} in {self.source_dir} (chapters: {names})")
 
     def chapter_of(self, nb: dict) -> Chapter:
-        """The chapter a (learner's) notebook belongs to.
+        """The chapter a (learner's) notebook belongs to, in the notebook's edition.
 
         Read from the ``autograder.chapter`` metadata that ``release`` writes, else from the
-        ``chNN_`` prefix of its grade_ids.
+        ``chNN_`` prefix of its grade_ids; the edition from ``autograder.language`` (English when
+        the notebook names none), so a Chinese notebook is graded with Chinese messages.
 
         Raises:
             CourseError: if the notebook names no chapter, several, or one the course lacks.
         """
+        from autograder.i18n import notebook_language
+
+        language = notebook_language(nb)
         declared = nb.get("metadata", {}).get("autograder", {}).get("chapter")
         if isinstance(declared, str) and declared:
-            return self.chapter(declared)
+            return self.chapter(declared).in_language(language)
         numbers = set()
         for cell in nb.get("cells", []):
             grade_id = cell_grade_id(cell)
@@ -174,7 +222,7 @@ class Course:
                 f"the notebook mixes graded cells of chapters {', '.join(sorted(numbers))}: "
                 "submit one chapter's notebook"
             )
-        return self.chapter(numbers.pop())
+        return self.chapter(numbers.pop()).in_language(language)
 
 
 def read_json_notebook(path: Path) -> dict:

@@ -1,5 +1,9 @@
 """Generate the learner notebooks in ``notebooks/`` from ``course/source/`` with nbgrader.
 
+Another edition (``Course(root, language="zh")``) is released the same way from the English
+source and its catalogs (:mod:`autograder.i18n`), into its own folder (``notebooks-zh/``); its
+notebooks record ``metadata.autograder.language``, which tells the grader the edition.
+
 The notebook passes through nbgrader's own preprocessors, in the order ``nbgrader
 generate_assignment`` uses (lock cells, clear solutions, clear outputs, checksums, clear hidden
 tests, clear the mark scheme), configured by ``course/nbgrader_config.py``, so both workflows give
@@ -119,7 +123,15 @@ def release(
                 report.up_to_date.append(target)
                 continue
         python = (_python_of(on_disk) if check and on_disk else None) or local_python
-        text = released_notebook(course, chapter, stamp=stamp, python_version=python)
+        try:
+            text = released_notebook(course, chapter, stamp=stamp, python_version=python)
+        except CourseError as exc:
+            if chapter.language == "en":
+                raise
+            # An edition whose catalog is incomplete or stale: the other chapters still go out.
+            (report.stale if on_disk is not None else report.missing).append(target)
+            report.messages.append(f"not released: {target}: {str(exc).splitlines()[0]}")
+            continue
         if on_disk is not None and target.read_text(encoding="utf-8") == text:
             report.up_to_date.append(target)
             continue
@@ -184,6 +196,8 @@ def released_notebook(
     except Exception as exc:  # nbgrader raises RuntimeError/ValueError/ValidationError
         raise CourseError(f"nbgrader cannot release {chapter.source}: {exc}") from exc
     nb.metadata["autograder"] = {"chapter": chapter.name, "source_stamp": stamp}
+    if chapter.language != "en":
+        nb.metadata["autograder"]["language"] = chapter.language
     digest = _content_hash(json.loads(nbformat.writes(nb)))
     nb.metadata["autograder"]["release_hash"] = digest
     text = nbformat.writes(nb)
@@ -278,6 +292,13 @@ def _read_source(chapter: Chapter):
         for index, cell in enumerate(nb.cells):
             cell.setdefault("id", f"{chapter.name}-{index}")
         nb.nbformat_minor = 5
+    if chapter.language != "en":
+        from autograder.i18n import TranslationError, load_catalog, translate_notebook
+
+        try:
+            nb = translate_notebook(nb, load_catalog(chapter.catalog, chapter.language))
+        except TranslationError as exc:
+            raise CourseError(f"cannot release the {chapter.language} edition: {exc}") from None
     return nb
 
 
@@ -289,6 +310,9 @@ def _stamp(chapter: Chapter, config_bytes: bytes) -> str:
         digest.update(part.encode() + b"\0")
     digest.update(config_bytes + b"\0")
     digest.update(chapter.source.read_bytes())
+    if chapter.language != "en":  # the English release's stamp stays what it always was
+        catalog = chapter.catalog
+        digest.update(b"\0" + (catalog.read_bytes() if catalog.is_file() else b""))
     return digest.hexdigest()
 
 

@@ -143,10 +143,11 @@ def verify(
                 try:
                     stub = Path(tmp) / chapter.released_name
                     stub.write_text(released_notebook(course, chapter), encoding="utf-8")
+                    source = _edition_source(chapter, Path(tmp))
                 except CourseError as exc:
                     report.checks.append(Check(False, f"{chapter.name}: release", [str(exc)]))
                     continue
-                paths += [str(chapter.source), str(stub)]
+                paths += [str(source), str(stub)]
                 roles += [(chapter, "source"), (chapter, "stub")]
             workers = min(jobs or default_jobs(), len(paths)) if paths else 1
             results = grade_paths(
@@ -156,6 +157,18 @@ def verify(
                 report.checks.append(_judge_grading(chapter, role, result))
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _edition_source(chapter: Chapter, tmp: Path) -> Path:
+    """The source notebook graded for full marks: the file itself, or its translated edition."""
+    if chapter.language == "en":
+        return chapter.source
+    nb = chapter.read_source()  # CourseError when the catalog is incomplete: reported by caller
+    nb.setdefault("metadata", {}).setdefault("autograder", {})["language"] = chapter.language
+    nb["metadata"]["autograder"]["chapter"] = chapter.name
+    path = tmp / f"{chapter.name}.source-{chapter.language}.ipynb"
+    path.write_text(json.dumps(nb, ensure_ascii=False, indent=1), encoding="utf-8")
+    return path
 
 
 def _selected(name: str, only: list[str]) -> bool:
@@ -260,6 +273,9 @@ def course_secrets(course: Course) -> dict[str, str]:
     public: set[str] = set()  # lines some chapter shows learners: not a secret of any other
     for chapter in course.chapters():
         source = read_json_notebook(chapter.source)
+        if chapter.language != "en":  # the edition's own hidden lines (its translated messages)
+            for line in secret_lines(chapter.read_source()):
+                secrets.setdefault(line, chapter.name)
         for line in secret_lines(source):
             secrets.setdefault(line, chapter.name)
         for cell in source["cells"]:
