@@ -314,8 +314,11 @@ def untranslated_prose(source: str) -> list[str]:
         tree = ast.parse(_without_magics(source))
     except SyntaxError:
         return []
-    left = []
+    left, seen = [], set()
     for node, min_words in _shown_strings(tree):
+        if id(node) in seen:  # raise ValueError("..."): a raise and a call, one message
+            continue
+        seen.add(id(node))
         text = _static_text(node)
         if text and not _CJK.search(text) and len(_WORD.findall(text)) >= min_words:
             left.append(text)
