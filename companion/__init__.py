@@ -101,6 +101,7 @@ _LAZY = {
     "setup_notebook": "notebook",
     "yours_or_reference": "notebook",
     "usable_cores": "notebook",
+    "cjk_font_fallback": "notebook",
     "as_float32": "tensors",
     "accumulation_step": "updates",
     "ema_update": "updates",

@@ -1,14 +1,18 @@
 """Notebook helpers: one setup call at the top of a chapter, and your function or the reference.
 
 ``setup_notebook`` does what every chapter's first cell needs (seeds, device, CPU threads, fast
-mode) and reports it on one line. ``yours_or_reference`` lets later cells use the function a
-learner wrote in an exercise, and the companion's while the exercise is still a stub.
+mode, a font for Chinese figure labels) and reports it on one line. ``yours_or_reference`` lets
+later cells use the function a learner wrote in an exercise, and the companion's while the
+exercise is still a stub.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 
 import torch
@@ -16,7 +20,29 @@ import torch
 from companion.device import pick_device
 from companion.rng import seed_everything
 
-__all__ = ["NotebookSetup", "setup_notebook", "usable_cores", "yours_or_reference"]
+__all__ = [
+    "CJK_FONTS",
+    "NotebookSetup",
+    "cjk_font_fallback",
+    "setup_notebook",
+    "usable_cores",
+    "yours_or_reference",
+]
+
+# Fonts with Chinese glyphs, the usual ones of each platform (Linux, macOS, Windows), best first.
+CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Source Han Sans SC",
+    "Noto Sans SC",
+    "WenQuanYi Micro Hei",
+    "WenQuanYi Zen Hei",
+    "PingFang SC",
+    "Hiragino Sans GB",
+    "Heiti SC",
+    "Microsoft YaHei",
+    "SimHei",
+    "Noto Sans CJK JP",
+)
 
 # The course's models are small: a matmul of a few thousand multiply-adds is over before extra
 # threads are woken, and on a busy machine threads wait for each other. Measured on the 2-core
@@ -82,11 +108,69 @@ def setup_notebook(
     if threads < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
     seed_everything(seed)
+    if "matplotlib" in sys.modules:  # the chapter plots: let its Chinese edition's labels render
+        cjk_font_fallback()
     chosen = pick_device(device)
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
     fast = os.environ.get("COURSE_FAST") == "1"
     return NotebookSetup(seed, chosen, threads, fast, usable_cores())
+
+
+def cjk_font_fallback() -> str | None:
+    """Let matplotlib draw Chinese text, by adding an installed CJK font behind the default one.
+
+    The first font of :data:`CJK_FONTS` that matplotlib knows (or, failing that, that fontconfig's
+    ``fc-list :lang=zh`` finds, for fonts installed after matplotlib built its cache) is appended
+    to ``rcParams["font.family"]``: Latin text keeps the default font, and a glyph it lacks comes
+    from the CJK font (matplotlib's font fallback). Calling it again changes nothing.
+
+    Returns:
+        The font's name, or None when no CJK font is installed (Chinese glyphs then draw as boxes,
+        with matplotlib's "Glyph ... missing" warning; install one, e.g. ``sudo apt-get install
+        fonts-noto-cjk``; macOS and Windows have one).
+
+    Raises:
+        companion.MissingExtraError: if matplotlib is not installed (the ``plots`` extra).
+
+    Example:
+        >>> name = cjk_font_fallback()
+        >>> name is None or name in CJK_FONTS
+        True
+    """
+    from companion._extras import need
+
+    need("matplotlib", "plots", "Chinese figure labels")
+    import matplotlib
+    from matplotlib import font_manager
+
+    chosen = _known_cjk_font(font_manager)
+    if chosen is None and shutil.which("fc-list"):
+        try:
+            listed = subprocess.run(
+                ["fc-list", ":lang=zh", "file"], capture_output=True, text=True, timeout=10
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            listed = ""
+        for line in sorted(set(listed.splitlines())):
+            path = line.strip().rstrip(":")
+            if path.endswith((".ttf", ".otf", ".ttc")):
+                try:
+                    font_manager.fontManager.addfont(path)
+                except (OSError, RuntimeError, ValueError):
+                    continue
+        chosen = _known_cjk_font(font_manager)
+    if chosen is not None:
+        family = matplotlib.rcParams["font.family"]
+        family = [family] if isinstance(family, str) else list(family)
+        if chosen not in family:
+            matplotlib.rcParams["font.family"] = [*family, chosen]
+    return chosen
+
+
+def _known_cjk_font(font_manager) -> str | None:
+    names = {font.name for font in font_manager.fontManager.ttflist}
+    return next((name for name in CJK_FONTS if name in names), None)
 
 
 def usable_cores() -> int:

@@ -164,3 +164,53 @@ def test_cores_follow_the_affinity_mask_not_the_machine(monkeypatch, restore_thr
     assert setup.cores == 1 and "CPU threads: 1 of 1 cores" in str(setup)
     monkeypatch.delattr(os, "sched_getaffinity", raising=False)  # macOS, Windows
     assert usable_cores() == 64
+
+
+def _installed_cjk_font() -> bool:
+    import shutil
+    import subprocess
+
+    if not shutil.which("fc-list"):
+        return False
+    return bool(subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout)
+
+
+@pytest.mark.skipif(not _installed_cjk_font(), reason="no CJK font installed (fonts-noto-cjk)")
+def test_chinese_labels_render_without_missing_glyphs_after_the_fallback(tmp_path):
+    """Run in a fresh process: matplotlib's font state must start untouched."""
+    import subprocess
+    import sys
+
+    script = f"""
+import warnings
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import companion
+
+def draw():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig, ax = plt.subplots(figsize=(3, 2))
+        ax.set_title("损失 loss 随轮次下降")
+        ax.plot([0, 1], [1, 0], label="训练集 train")
+        ax.legend()
+        fig.savefig({str(tmp_path / "x.png")!r})
+        plt.close(fig)
+    return [str(w.message) for w in caught if "Glyph" in str(w.message)]
+
+before = draw()
+setup = companion.setup_notebook(0, device="cpu", threads=1)
+family = list(matplotlib.rcParams["font.family"])
+after = draw()
+again = companion.cjk_font_fallback()
+print(bool(before), after, family[0], family[-1] in companion.notebook.CJK_FONTS, again == family[-1],
+      list(matplotlib.rcParams["font.family"]) == family)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    missing_before, after, first, cjk_last, same, unchanged = out.stdout.split(" ", 5)
+    assert missing_before == "True"  # without the fallback, the glyphs are missing
+    assert after == "[]", after  # with it, none
+    assert first == "sans-serif" and cjk_last == "True"  # Latin text keeps the default font
+    assert same == "True" and unchanged.strip() == "True"  # a second call changes nothing
