@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab instructor test test-oldest setup sandbox browser lint format release verify book corpus bench clean
+.PHONY: lab lab-zh instructor test test-oldest setup sandbox browser lint format release verify book corpus bench clean
 
 # The stamp is rebuilt whenever pyproject.toml changes; otherwise setup does nothing.
 $(STAMP): pyproject.toml
@@ -42,10 +42,29 @@ INSTRUCTOR_CONFIG := $(CURDIR)/lab/instructor:$(CURDIR)/lab/shared
 # A JUPYTER_CONFIG_PATH of your own is kept, after the course's.
 CONFIG_PATH = JUPYTER_CONFIG_PATH="$(1)$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}"
 
+# The edition: `make lab` opens the English course, `make lab LANG=zh` (or `make lab-zh`) the
+# Chinese one, released from the same source into notebooks-zh/ (docs/translating.md). Only a
+# LANG given on make's command line picks the edition, not your locale's; the lab then runs
+# with a UTF-8 locale of its own.
+ifeq ($(origin LANG),command line)
+EDITION := $(LANG)
+override LANG := C.UTF-8
+export LANG
+endif
+EDITION ?= en
+EDITION_NOTEBOOKS = $(if $(filter en,$(EDITION)),notebooks,notebooks-$(EDITION))
+
 lab: setup
-	$(BIN)/python -m autograder release --quiet --trust
+	$(BIN)/python -m autograder release --quiet --trust --lang $(EDITION)
+	@if [ "$(EDITION)" != en ] && command -v fc-list >/dev/null 2>&1 && \
+	  [ -z "$$(fc-list :lang=$(EDITION) 2>/dev/null)" ]; then \
+	  echo "note: no font with $(EDITION) glyphs is installed: figure labels will show boxes;" \
+	    "install one (Debian/Ubuntu: sudo apt-get install fonts-noto-cjk)"; fi
 	$(call CONFIG_PATH,$(LEARNER_CONFIG)) PATH="$(CURDIR)/$(BIN):$$PATH" \
-	  $(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG)
+	  $(BIN)/jupyter lab --ServerApp.root_dir=$(EDITION_NOTEBOOKS) $(ROOT_FLAG)
+
+lab-zh:
+	@$(MAKE) --no-print-directory lab EDITION=zh
 
 # The course source (course/source/) with nbgrader's formgrader, Create Assignment and course
 # tools; started from course/, where nbgrader finds nbgrader_config.py.
@@ -72,10 +91,12 @@ sandbox:
 	@command -v bwrap >/dev/null 2>&1 || { \
 	  $(call DEBIAN_PACKAGES,bubblewrap,the grading-sandbox tests); }
 
+# fonts-noto-cjk: the Chinese edition's text in the browser, and its figure labels (matplotlib).
 browser:
 	@{ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } && \
-	  { ! command -v dpkg >/dev/null 2>&1 || dpkg -s fonts-liberation >/dev/null 2>&1; } || { \
-	  $(call DEBIAN_PACKAGES,chromium fonts-liberation,the browser tests); }
+	  { ! command -v dpkg >/dev/null 2>&1 || \
+	    dpkg -s fonts-liberation fonts-noto-cjk >/dev/null 2>&1; } || { \
+	  $(call DEBIAN_PACKAGES,chromium fonts-liberation fonts-noto-cjk,the browser tests); }
 
 # Each stage is timed, and a table of the times ends the output (.ci/stages.py). The first stage
 # that fails stops the run, as make would. The stages call make through SUBMAKE, not $(MAKE)
@@ -88,6 +109,7 @@ test:
 	  book "$(BIN)/python -m autograder book --out build/book" \
 	  pytest "BOOK_HTML=build/book/html $(BIN)/python -m pytest -n 2 --dist loadscope --durations 15 tests" \
 	  verify "$(BIN)/python -m autograder verify" \
+	  verify-zh "$(BIN)/python -m autograder verify --lang zh" \
 	  setup-oldest "$(SUBMAKE) $(OLDEST_STAMP)" \
 	  test-oldest "$(SUBMAKE) test-oldest"
 
@@ -111,9 +133,11 @@ format: setup
 
 release: setup
 	$(BIN)/python -m autograder release
+	$(BIN)/python -m autograder release --lang zh
 
 verify: setup
 	$(BIN)/python -m autograder verify
+	$(BIN)/python -m autograder verify --lang zh
 
 # The course as a static HTML site in build/book/html (open index.html, or serve the folder from
 # any static host): every learner notebook run on the CPU, and companion's API reference.

@@ -1,6 +1,8 @@
 """The project's own files agree with each other."""
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -48,7 +50,7 @@ def test_make_test_installs_chromium_and_ci_requires_the_browser_tests():
     """`make test` installs the browser as it installs the sandbox, so CI runs what a newcomer runs."""
     makefile = (ROOT / "Makefile").read_text()
     browser = re.search(r"^browser:.*?(?=^\S)", makefile, re.M | re.S).group(0)
-    assert "DEBIAN_PACKAGES,chromium fonts-liberation" in browser
+    assert "DEBIAN_PACKAGES,chromium fonts-liberation fonts-noto-cjk" in browser
     assert "apt-get install -y -q $(1)" in makefile
     test = re.search(r"^test:.*?(?=^\S)", makefile, re.M | re.S).group(0)
     assert "setup sandbox browser" in test
@@ -83,3 +85,27 @@ def test_requirements_script_leaves_out_what_it_is_told():
         run + ["--extra", "onnx"] + without, capture_output=True, text=True, check=True
     )
     assert "onnxruntime" in _names(with_onnx.stdout.split())
+
+
+def _lab_command(*args: str, env_lang: str = "C.UTF-8") -> str:
+    env = {**os.environ, "LANG": env_lang}
+    done = subprocess.run(
+        ["make", "-n", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "env_lang", "folder"),
+    [
+        (("lab",), "C.UTF-8", "notebooks"),
+        (("lab",), "zh_CN.UTF-8", "notebooks"),  # a Chinese locale alone keeps `make lab` English
+        (("lab", "LANG=zh"), "C.UTF-8", "notebooks-zh"),
+        (("lab-zh",), "C.UTF-8", "notebooks-zh"),
+    ],
+)
+def test_make_lab_opens_the_edition_asked_for(args, env_lang, folder):
+    command = _lab_command(*args, env_lang=env_lang)
+    edition = "en" if folder == "notebooks" else "zh"
+    assert f"release --quiet --trust --lang {edition}" in command
+    assert f"--ServerApp.root_dir={folder} " in command + " "

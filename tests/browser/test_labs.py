@@ -36,7 +36,8 @@ def test_the_tests_start_the_labs_as_the_makefile_does():
         str(p) for p in INSTRUCTOR_CONFIG
     ]
     lab = _recipe(makefile, "lab")
-    assert "release --quiet --trust" in lab and "--ServerApp.root_dir=notebooks" in lab
+    assert "release --quiet --trust --lang $(EDITION)" in lab
+    assert "--ServerApp.root_dir=$(EDITION_NOTEBOOKS)" in lab
     assert "$(LEARNER_CONFIG)" in lab
     instructor_recipe = _recipe(makefile, "instructor")
     assert "cd course" in instructor_recipe and "$(INSTRUCTOR_CONFIG)" in instructor_recipe
