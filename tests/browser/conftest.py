@@ -6,6 +6,8 @@ every chapter (``python -m autograder release`` into a temporary folder, then ``
 ``solved/NN-name.ipynb`` is the same released notebook with the reference solutions written in,
 as a learner who got everything right would have it.
 
+The Chinese edition is released beside them, in ``zh/`` (``release --lang zh``).
+
 Screenshots, the lab's log and the timings go to ``artifacts/browser/`` (git-ignored; CI keeps it).
 """
 
@@ -81,6 +83,8 @@ def learner_lab(tmp_path_factory, artifacts):
     for args in (
         ["release", "--notebooks", str(notebooks)],  # a fresh clone's notebooks/
         ["release", "--quiet", "--trust", "--notebooks", str(notebooks)],  # what make lab runs
+        # the Chinese edition (make lab LANG=zh), in a folder of the same lab
+        ["release", "--quiet", "--trust", "--lang", "zh", "--notebooks", str(notebooks / "zh")],
     ):
         done = server.run("-m", "autograder", *args)
         assert done.returncode == 0, f"autograder {' '.join(args)} failed:\n{done.stderr}"
