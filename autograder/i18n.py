@@ -49,6 +49,7 @@ __all__ = [
     "catalog_path",
     "dump_catalog",
     "load_catalog",
+    "translate_feedback",
     "notebook_language",
     "problems",
     "skeleton",
@@ -397,6 +398,135 @@ def dump_catalog(catalog: Catalog, chapter_name: str) -> str:
         Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100,
     )  # fmt: skip
     return header + body
+
+
+# The grader's own words in a learner's feedback (the chapters' messages come translated from
+# their catalogs): English pattern -> translation, applied to each " | "-separated part. Patterns
+# match the texts autograder.grader.grade/judge/execute, autograder.checks and the kernel's
+# harness write; tests/autograder/test_i18n.py grades each case in Chinese.
+_GRADER_WORDS = {
+    "zh": [
+        (r"^passed$", "通过"),
+        (r"^not run$", "未运行"),
+        (
+            r"not implemented yet \(the stub still raises it\)",
+            "尚未实现（桩函数仍在抛出它）",
+        ),
+        (
+            r"^your solution cell for (\S+) is missing \(deleted\?\): copy it back from a fresh "
+            r"copy of the released notebook and fill it in$",
+            r"找不到 \1 的答案单元格（被删除了？）：从一份新发布的笔记本中把它复制回来再填写",
+        ),
+        (r"^(\w+) in your solution cell: ", r"你的答案单元格出错（\1）："),
+        (
+            r"the cell ran for more than (\S+) s and was stopped: is there an infinite loop, or a "
+            r"loop over far more data than needed\?",
+            r"单元格运行超过 \1 秒，已被停止：是否有死循环，或者循环处理了远超所需的数据？",
+        ),
+        (r"stopped after (\S+) s", r"运行 \1 秒后被停止"),
+        (
+            r"the Python kernel died( \(exit code -?\d+\))?: does the code call os\._exit\(\), or "
+            r"crash the interpreter \(a segfault, running out of memory\)\?",
+            r"Python 内核崩溃了\1：代码是否调用了 os._exit()，或让解释器崩溃（段错误、内存耗尽）？",
+        ),
+        (
+            r"not run: the kernel died or hung (\d+) times \(last while running (.+)\); fix that "
+            r"cell and grade again",
+            r"未运行：内核已崩溃或卡住 \1 次（最后一次在运行 \2 时）；修好那个单元格后重新评分",
+        ),
+        (
+            r"the cell printed more than (\d+) MB and was stopped: print a summary, not every "
+            r"value inside a loop",
+            r"单元格输出超过 \1 MB，已被停止：请打印摘要，不要在循环里打印每个值",
+        ),
+        (r"the hidden tests could not be prepared \((.*)\)$", r"隐藏测试无法准备（\1）"),
+        (r"the hidden tests' results were altered", "隐藏测试的结果被篡改了"),
+        (r"the tests' results could not be read \((.*)\)$", r"无法读取测试结果（\1）"),
+        (r"the tests' results were not written by the grader", "测试结果不是评分器写入的"),
+        (
+            r"your result could not be compared with the reference \((.*)\)$",
+            r"你的结果无法与参考实现比较（\1）",
+        ),
+        (
+            r"(\S+) is the reference implementation: the exercise must be implemented in your own "
+            r"code, not delegated to the companion",
+            r"\1 是参考实现：练习必须用你自己的代码完成，不能交给 companion",
+        ),
+        (
+            r"(.+?) is blocked while grading: the companion is the reference implementation, and "
+            r"the exercise must be implemented in your own code, not delegated to the companion",
+            r"评分时不能使用 \1：companion 是参考实现，练习必须用你自己的代码完成，不能交给 companion",
+        ),
+        # autograder.checks.close's details, at the end of a message
+        (
+            r" \(got (.+) where (.+) was expected: return a Python number \(use \.item\(\)\)\)$",
+            lambda m: (
+                f"（得到{_zh_kind(m[1])}，应为{_zh_kind(m[2])}：请返回 Python 数值（用 .item()））"
+            ),
+        ),
+        (
+            r" \(got (.+) where (.+) was expected\)$",
+            lambda m: f"（得到{_zh_kind(m[1])}，应为{_zh_kind(m[2])}）",
+        ),
+        (r" \(got (.+), expected (.+)\)$", r"（得到 \1，期望 \2）"),
+        (r" \(shape (.+), expected (.+)\)$", r"（形状 \1，期望 \2）"),
+        (r" \(dtype (.+), expected (.+)\)$", r"（dtype 为 \1，期望 \2）"),
+        (r" \(length (.+), expected (.+)\)$", r"（长度 \1，期望 \2）"),
+        (r" \(keys(.*) must be plain str or int\)$", r"（\1 的键必须是普通的 str 或 int）"),
+        (r" \(missing keys (.+); unexpected keys (.+)\)$", r"（缺少键 \1；多出键 \2）"),
+        (r" \(missing keys (.+)\)$", r"（缺少键 \1）"),
+        (r" \(unexpected keys (.+)\)$", r"（多出键 \1）"),
+        (r" \(at (.+)\)$", r"（位置 \1）"),
+        (r"\[hidden\]", "[已隐藏]"),
+    ]
+}
+_COMPILED_WORDS: dict = {}
+
+
+def _zh_kind(described: str) -> str:
+    """:func:`autograder.checks._describe`'s words for a value's kind, in Chinese.
+
+    Example:
+        >>> _zh_kind("a tensor of shape (2, 3)['loss']")
+        "形状为 (2, 3) 的张量['loss']"
+    """
+    for pattern, replacement in (
+        (r"^a 0-d tensor", "一个 0 维张量"),
+        (r"^a tensor of shape (\([\d, ]*\))", r"形状为 \1 的张量"),
+        (r"^an object of type (\S+)", r"\1 类型的对象"),
+        (r"^a NumPy (\w+)", r"NumPy 的 \1"),
+        (r"^a (\w+)", r"一个 \1"),
+    ):
+        described, n = re.subn(pattern, replacement, described)
+        if n:
+            break
+    return described
+
+
+def translate_feedback(text: str, language: str) -> str:
+    """The grader's own words in a feedback line, in the learner's language.
+
+    A chapter's own messages are already in the edition's language (its hidden tests come from
+    the catalog); this translates what the grader adds: "passed", the stub's NotImplementedError,
+    timeouts and crashes, the companion being switched off, and :func:`autograder.checks.close`'s
+    "(got ..., expected ...)" details. English, and anything unknown, stay as they are.
+
+    Example:
+        >>> translate_feedback("AssertionError: 损失不对 (got 1.0, expected 2.0)", "zh")
+        'AssertionError: 损失不对（得到 1.0，期望 2.0）'
+        >>> translate_feedback("passed", "en")
+        'passed'
+    """
+    if language == "en" or language not in _GRADER_WORDS:
+        return text
+    if language not in _COMPILED_WORDS:
+        _COMPILED_WORDS[language] = [(re.compile(p), r) for p, r in _GRADER_WORDS[language]]
+    parts = []
+    for part in text.split(" | "):
+        for pattern, replacement in _COMPILED_WORDS[language]:
+            part = pattern.sub(replacement, part)
+        parts.append(part)
+    return " | ".join(parts)
 
 
 def _source(cell: dict) -> str:
