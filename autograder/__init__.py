@@ -4,18 +4,26 @@ Command line: ``python -m autograder {release,grade,verify,book}``. This package
 import (the learner's kernel imports :mod:`autograder.checks`); the public names below load on
 first use.
 
-Trust boundary (a test keeps it complete, and keeps the kernel side from importing the grader's):
+Trust boundary: the package's layout draws it (tests/autograder/test_layout.py keeps it so):
 
-- in the learner's kernel, where a submission runs and can tamper with anything: _harness,
-  transport (dump), checks (the ``run`` halves of hidden tests)
-- in the grader's process, which learner code never reaches and which alone decides a grade:
-  judge, grade, execute, pool, sandbox, confine, transport (load), checks (the ``check`` halves)
-- course tools, never near a submission: __main__, course, release, lab, verify, book
+- ``kernel/``, in the learner's kernel, where a submission runs and can tamper with anything:
+  ``harness``. It imports nothing of ``grader/``, only the two straddling modules below.
+- ``grader/``, in the grader's process, which learner code never reaches and which alone decides
+  a grade: ``judge``, ``grade``, ``execute``, ``pool``, ``sandbox``, ``confine``. It imports
+  nothing of ``kernel/`` (it names the harness only in the code it sends to the kernel).
+- top level, straddling the boundary on purpose, the only modules both sides use: ``checks``
+  and ``transport``.
+- top level, course tools, never near a submission: ``__main__``, ``course``, ``release``,
+  ``lab``, ``verify``, ``book``, ``i18n``.
 
-``checks`` and ``transport`` straddle the boundary on purpose: each hidden test is written once,
-its ``run`` half executes in the kernel and returns plain data, its ``check`` half recomputes the
-reference in the grader; ``transport`` only carries data across (``torch.load(weights_only=True)``
-or JSON), so nothing the kernel writes can run in the grader.
+``checks`` and ``transport`` straddle because each hidden test is written once (course notebooks
+import ``autograder.checks``): its ``run`` half executes in the kernel and returns plain data,
+its ``check`` half recomputes the reference in the grader; ``transport`` only carries that data
+across (``dump`` in the kernel, ``load`` in the grader: ``torch.load(weights_only=True)`` or
+JSON), so nothing the kernel writes can run in the grader. What runs beside a submission, and so
+what it can tamper with, is ``kernel/``, these two modules and this light ``__init__``; the
+sandbox shows the kernel the whole package read-only, but a copy of grader code imported there
+decides nothing.
 """
 
 from __future__ import annotations
@@ -36,10 +44,10 @@ __all__ = [
 
 _HOME = {
     "Course": "autograder.course",
-    "ExerciseResult": "autograder.grade",
-    "GradeResult": "autograder.grade",
-    "grade_notebook": "autograder.grade",
-    "grade_paths": "autograder.pool",
+    "ExerciseResult": "autograder.grader.grade",
+    "GradeResult": "autograder.grader.grade",
+    "grade_notebook": "autograder.grader.grade",
+    "grade_paths": "autograder.grader.pool",
     "ReleaseReport": "autograder.release",
     "release": "autograder.release",
     "VerifyReport": "autograder.verify",

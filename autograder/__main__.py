@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.pool import skip_slow_imports
+from autograder.grader.pool import skip_slow_imports
 
 _EPILOG = """\
 examples:
@@ -122,8 +122,8 @@ def _trust(notebooks: Path, *, quiet: bool) -> None:
 
 
 def _grade(args, course, notebooks) -> int:
-    from autograder.grade import feedback_html
-    from autograder.pool import grade_paths
+    from autograder.grader.grade import feedback_html
+    from autograder.grader.pool import grade_paths
 
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
@@ -136,10 +136,10 @@ def _grade(args, course, notebooks) -> int:
     paths = _leave_out_sources(_expand(args.paths), course)
     json_file = _output_file(args.json_file) if args.json_file else None
     feedback = _output_dir(args.feedback) if args.feedback else None
-    from autograder.sandbox import SandboxUnavailable, resolve
+    from autograder.grader.sandbox import SandboxUnavailable, resolve
 
     try:
-        from autograder.sandbox import Limits
+        from autograder.grader.sandbox import Limits
 
         if args.memory <= 0 or args.processes < 8:
             raise UsageError(
@@ -152,7 +152,7 @@ def _grade(args, course, notebooks) -> int:
         raise UsageError(f"cannot grade in a sandbox: {exc}") from None
     print(isolation.describe(), file=sys.stderr, flush=True)
     to_stdout = args.json
-    from autograder.pool import default_jobs
+    from autograder.grader.pool import default_jobs
 
     jobs = min(args.jobs or default_jobs(), len(paths))
     progress = _Progress(len(paths), jobs, show_results=not to_stdout)
@@ -349,7 +349,7 @@ def _write_feedback(folder: Path, results, render) -> None:
 
 
 def _verify(args, course, notebooks) -> int:
-    from autograder.sandbox import resolve
+    from autograder.grader.sandbox import resolve
     from autograder.verify import verify
 
     isolation = resolve("auto")

@@ -99,14 +99,15 @@ def verify(
         jobs: parallel grading processes (None: one per core, at most two per chapter).
         timeout: seconds each cell may run while grading.
         execute: grade the source and the stub (False: only the static checks, no kernels).
-        isolation: how grading confines the notebooks (see :func:`autograder.sandbox.resolve`).
+        isolation: how grading confines the notebooks (see
+            :func:`autograder.grader.sandbox.resolve`).
         only: chapters to check (numbers like ``"05"`` or folder names); None checks all. The
             release and leak checks always cover the whole course.
 
     Returns:
         A :class:`VerifyReport`.
     """
-    from autograder.pool import default_jobs, grade_paths
+    from autograder.grader.pool import default_jobs, grade_paths
     from autograder.release import release, released_notebook
 
     start = time.perf_counter()

@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sys.path.insert(0, str(REPO))
     from autograder.course import Course
-    from autograder.pool import skip_slow_imports
+    from autograder.grader.pool import skip_slow_imports
 
     skip_slow_imports()
     course = Course(REPO / "course")

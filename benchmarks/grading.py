@@ -48,7 +48,7 @@ def _plain_run(path: Path, env: dict[str, str], timeout: float) -> tuple[float, 
 
 
 def _grade_once(path: Path, course, timeout: float, isolation: str = "auto") -> tuple[float, float]:
-    from autograder.grade import grade_notebook
+    from autograder.grader.grade import grade_notebook
 
     start, cpu = time.perf_counter(), _cpu()
     result = grade_notebook(path, course, timeout=timeout, isolation=isolation)
@@ -60,7 +60,7 @@ def _grade_once(path: Path, course, timeout: float, isolation: str = "auto") -> 
 
 def overhead(course, chapter, repeats: int, timeout: float) -> dict[str, tuple[float, float]]:
     """Median (wall, CPU) seconds of plain execution and of grading (sandboxed, unconfined)."""
-    from autograder.sandbox import problem, resolve
+    from autograder.grader.sandbox import problem, resolve
 
     env = {"COURSE_FAST": "1", "MPLBACKEND": "Agg"}
     kinds = ["plain", "sandbox", "none"] if problem() is None else ["plain", "none"]
@@ -86,7 +86,7 @@ def overhead(course, chapter, repeats: int, timeout: float) -> dict[str, tuple[f
 
 def class_batch(course, chapter, count: int, jobs: int, timeout: float) -> tuple[float, float]:
     """Seconds to grade ``count`` submissions serially, then with ``jobs`` processes."""
-    from autograder.pool import grade_paths
+    from autograder.grader.pool import grade_paths
 
     with tempfile.TemporaryDirectory() as folder:
         paths = []
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sys.path.insert(0, str(REPO))
     from autograder.course import Course
-    from autograder.pool import skip_slow_imports
+    from autograder.grader.pool import skip_slow_imports
 
     skip_slow_imports()
     course = Course(REPO / "course")

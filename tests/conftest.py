@@ -49,7 +49,7 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    from autograder.sandbox import problem
+    from autograder.grader.sandbox import problem
 
     reason = problem()
     vision = (

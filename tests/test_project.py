@@ -109,3 +109,15 @@ def test_make_lab_opens_the_edition_asked_for(args, env_lang, folder):
     edition = "en" if folder == "notebooks" else "zh"
     assert f"release --quiet --trust --lang {edition}" in command
     assert f"--ServerApp.root_dir={folder} " in command + " "
+
+
+def test_the_chinese_readme_has_the_two_commands_and_every_chapter():
+    text = (ROOT / "README.zh.md").read_text(encoding="utf-8")
+    assert "make lab LANG=zh" in text and "make test" in text and "make lab-zh" in text
+    chapters = sorted(p.name for p in (ROOT / "course" / "source").iterdir() if p.is_dir())
+    rows = re.findall(r"^\| (\d+) — ", text, re.M)
+    assert rows == [str(int(name[:2])) for name in chapters]
+    for link in re.findall(r"\]\(([^)#]+)\)", text):
+        assert (ROOT / link).exists(), link
+    english = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "README.zh.md" in english  # each README points to the other

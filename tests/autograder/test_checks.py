@@ -230,7 +230,7 @@ def test_hidden_test_in_place_reports_every_distinct_failure_of_every_seed():
 
 
 def test_judge_lists_the_failures_of_every_hidden_input_once():
-    from autograder.judge import SEPARATOR, judge
+    from autograder.grader.judge import SEPARATOR, judge
 
     hidden = (
         "from autograder.checks import close, hidden_test, soft\n"
@@ -258,8 +258,8 @@ def test_judge_lists_the_failures_of_every_hidden_input_once():
 
 
 def test_feedback_keeps_each_failure_readable_and_bounded():
-    from autograder.grade import _sanitize
-    from autograder.judge import SEPARATOR
+    from autograder.grader.grade import _sanitize
+    from autograder.grader.judge import SEPARATOR
 
     long = "the weights differ " * 30
     feedback = _sanitize(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from autograder.__main__ import _save, main
-from autograder.sandbox import problem
+from autograder.grader.sandbox import problem
 
 from .fixture_course import CORRECT, WRONG, submission, write
 

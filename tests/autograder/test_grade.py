@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from autograder.__main__ import main
-from autograder.grade import GradeResult, feedback_html, grade_notebook
-from autograder.pool import grade_paths
+from autograder.grader.grade import GradeResult, feedback_html, grade_notebook
+from autograder.grader.pool import grade_paths
 
 from .fixture_course import CORRECT, WRONG, cell_index, submission, write
 
@@ -73,7 +73,7 @@ sys.modules["autograder.checks"] = types.SimpleNamespace(
 """,
     "forged_results": """\
 import importlib
-_h = importlib.import_module("autograder." + "_har" + "ness")
+_h = importlib.import_module("autograder." + "ker" + "nel." + "har" + "ness")
 def _forge(run, seeds, block):
     _h._state["results"] = [{"seed": seed, "data": 0.0} for seed in seeds]
 _h._probe = _forge
@@ -340,7 +340,7 @@ def test_cheating_attempts_are_flagged_for_review(graded):
     flags = {name: graded[0][f"attack_{name}"].flags for name in ATTACKS}
     assert any("IPython's error display" in f for f in flags["showtraceback"])
     assert any("sys.excepthook" in f for f in flags["excepthook"])
-    assert any("grader's autograder._harness._probe" in f for f in flags["forged_results"])
+    assert any("grader's autograder.kernel.harness._probe" in f for f in flags["forged_results"])
     assert any("do not match the inputs" in f for f in flags["forged_results"])
     assert any("library's attribute" in f for f in flags["redefined_helpers"])
     assert any("ctypes" in f for f in graded[0]["segfault"].flags)

@@ -18,12 +18,12 @@ from autograder.transport import load
 
 PRELUDE = """\
 import json, os, sys, tempfile
-from autograder import _harness
+from autograder.kernel import harness
 payload = os.path.join(tempfile.mkdtemp(), "payload.json")
 with open(payload, "w") as f:
     json.dump({"protect": ["builtins", "autograder.checks", "companion"],
                "references": ["companion"]}, f)
-_harness.install(payload)
+harness.install(payload)
 import companion, companion.loop, companion.checkpoint
 
 def attempt(label, action):
@@ -113,9 +113,9 @@ def test_a_traceback_through_the_companion_reads_no_source_and_raises_no_flag(tm
         from IPython.core import tbtools
         attempt("count_lines", lambda: tbtools.count_lines_in_py_file(companion.loop.__file__))
         attempt("linecache", lambda: linecache.updatecache(companion.loop.__file__))
-        print("flags", len(_harness._state["violations"]))
+        print("flags", len(harness._state["violations"]))
         attempt("read_source", lambda: open(companion.loop.__file__).read())
-        print("flags_after_reading", len(_harness._state["violations"]))
+        print("flags_after_reading", len(harness._state["violations"]))
         """,
         tmp_path,
     )
@@ -150,8 +150,8 @@ def test_run_test_hands_back_data_with_the_companion_blocked(tmp_path):
         f"""
         import __main__
         __main__.double = lambda x: 2 * x
-        _harness._state["user_ns"] = vars(__main__)
-        _harness.run_test("ch09_double_tests", "assert double(1) == 2", {hidden!r}, {str(base)!r})
+        harness._state["user_ns"] = vars(__main__)
+        harness.run_test("ch09_double_tests", "assert double(1) == 2", {hidden!r}, {str(base)!r})
         attempt("after_probe", lambda: companion.strip_prefixes({{}}))
         """,
         tmp_path,
@@ -183,8 +183,8 @@ def test_a_failing_visible_test_is_reported_and_the_hidden_half_skipped(
         f"""
         import __main__
         __main__.double = lambda x: 2 * x
-        _harness._state["user_ns"] = vars(__main__)
-        _harness.run_test("ch09_double_tests", {visible!r}, "raise SystemExit", {str(base)!r})
+        harness._state["user_ns"] = vars(__main__)
+        harness.run_test("ch09_double_tests", {visible!r}, "raise SystemExit", {str(base)!r})
         """,
         tmp_path,
     )

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+import torch
 
 from autograder import i18n
 from autograder.course import Course, CourseError, read_json_notebook
@@ -125,6 +126,78 @@ def test_grading_in_chinese_gives_the_same_points_with_chinese_feedback(editions
     assert TAG in add_zh.feedback and "is wrong" in add_zh.feedback  # the translated message
 
 
+def test_the_graders_own_words_reach_a_chinese_learner_in_chinese(editions, tmp_path):
+    """What the grader adds (passed, the stub's error, got/expected) follows the notebook."""
+    from autograder import grade_notebook
+
+    english, _, notebooks, zh_notebooks = editions
+    for language, folder in (("en", notebooks), ("zh", zh_notebooks)):
+        stub = load(folder / "01-demo.ipynb")
+        half = submission(stub, {"ch01_add": CORRECT["ch01_add"]})  # the rest left as stubs
+        result = grade_notebook(
+            write(tmp_path / f"half-{language}.ipynb", half), english, timeout=20
+        )
+        feedback = [e.feedback for e in result.exercises]
+        if language == "en":
+            assert feedback[0] == "passed" and "not implemented yet" in feedback[1], feedback
+        else:
+            assert feedback[0] == "通过" and "尚未实现" in feedback[1], feedback
+            assert not any("not implemented" in f for f in feedback), feedback
+
+
+def _grader_source() -> str:
+    """The autograder's code with string literals split over lines joined again."""
+    source = "\n".join(
+        p.read_text(encoding="utf-8")
+        for p in (REPO / "autograder").rglob("*.py")
+        if p.name != "i18n.py"
+    )
+    return re.sub(r"[\"']\s*\n\s*[rbf]*[\"']", "", source)
+
+
+@pytest.mark.parametrize(
+    "pattern", [p for p, _ in i18n._GRADER_WORDS["zh"] if not p.startswith(" \\(")]
+)
+def test_every_grader_phrase_translated_is_one_the_grader_still_writes(pattern):
+    """A reworded English message would silently stay English: each pattern's fixed words (its
+    text between the groups) must still stand in the autograder's source. close()'s details,
+    built from pieces, are checked on close() itself below."""
+    pieces = re.split(r"\((?:[^()\\]|\\.)*\)\??|[\^$]", pattern)
+    words = [re.sub(r"\\(.)", r"\1", piece).strip() for piece in pieces]
+    words = [w for w in words if len(w) >= 6]
+    assert words, pattern
+    source = _grader_source()
+    for w in words:
+        assert w in source, (pattern, w)
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected"),
+    [
+        (1.0, 2.0),
+        ("a", "b"),
+        (torch.ones(2), 1.0),
+        (torch.ones(2), torch.ones(3)),
+        (torch.ones(2), torch.ones(2, dtype=torch.float64)),
+        ({"loss": torch.ones(1)}, {"loss": torch.zeros(1)}),
+        ([1, 2], [1, 2, 3]),
+        ({"a": 1}, {"b": 1}),
+        ({"a": 1}, {"a": 1, "b": 2}),
+        ({"a": 1, "b": 2}, {"a": 1}),
+        ({"a": [1.0, 2.0]}, {"a": [1.0, 3.0]}),
+    ],
+)
+def test_closes_details_read_as_chinese(actual, expected):
+    from autograder.checks import close
+
+    with pytest.raises(AssertionError) as caught:
+        close(actual, expected, "损失不对")
+    english = str(caught.value)
+    chinese = i18n.translate_feedback(f"AssertionError: {english}", "zh")
+    assert chinese != f"AssertionError: {english}", english
+    assert not re.search(r"\b(got|expected|shape|length|keys|at|tensor|was)\b", chinese), chinese
+
+
 def test_problems_name_each_kind_of_gap():
     nb = {
         "cells": [
@@ -181,7 +254,9 @@ def test_problems_name_each_kind_of_gap():
 
 def test_strict_translation_refuses_an_incomplete_catalog_and_says_how_to_see_why():
     nb = {"cells": [{"id": "m", "cell_type": "markdown", "metadata": {}, "source": "Hello there."}]}
-    with pytest.raises(TranslationError, match=r"(?s)1 problems.*translate status --lang zh.*missing"):
+    with pytest.raises(
+        TranslationError, match=r"(?s)1 problems.*translate status --lang zh.*missing"
+    ):
         translate_notebook(nb, Catalog("zh", {}))
     loose = translate_notebook(nb, Catalog("zh", {}), strict=False)
     assert loose["cells"][0]["source"] == "Hello there."

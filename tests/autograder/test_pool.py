@@ -1,4 +1,4 @@
-"""autograder.pool: parallel grading gives the serial results; a hang never stalls the batch."""
+"""autograder.grader.pool: parallel grading gives the serial results; a hang stalls no batch."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import pool
-from autograder.pool import core_slots, default_jobs, grade_paths
+from autograder.grader import pool
+from autograder.grader.pool import core_slots, default_jobs, grade_paths
 
 from .fixture_course import CORRECT, WRONG, submission, write
 

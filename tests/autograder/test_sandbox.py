@@ -362,7 +362,7 @@ def test_first_line_says_which_isolation(demo, tmp_path, capsys):
 
 
 def test_missing_bubblewrap_is_refused_with_the_fix(demo, tmp_path, capsys, monkeypatch):
-    from autograder import sandbox
+    from autograder.grader import sandbox
 
     course, notebooks, stub = demo
     path = write(tmp_path / "ok.ipynb", submission(stub, CORRECT))
@@ -378,7 +378,7 @@ def test_missing_bubblewrap_is_refused_with_the_fix(demo, tmp_path, capsys, monk
 
 
 def test_output_floods_and_hangs_cost_only_their_exercise(demo, tmp_path):
-    from autograder.pool import grade_paths
+    from autograder.grader.pool import grade_paths
 
     course, notebooks, stub = demo
     # 9 MB in long lines: just past the 8 MB limit, in a few messages (short lines cost a message
@@ -403,7 +403,7 @@ def _row(result) -> dict:
 
 
 def test_sandbox_limits_reach_the_kernel(demo, tmp_path):
-    from autograder.pool import grade_paths
+    from autograder.grader.pool import grade_paths
 
     course, notebooks, stub = demo
     probe = f"""
@@ -422,8 +422,8 @@ def add(a, b):
 
 
 def test_no_control_group_is_left_behind(demo, tmp_path):
-    from autograder.pool import grade_paths
-    from autograder.sandbox import _pids_cgroup_parent
+    from autograder.grader.pool import grade_paths
+    from autograder.grader.sandbox import _pids_cgroup_parent
 
     parent = _pids_cgroup_parent()
     if os.geteuid() != 0 or parent is None:
@@ -438,7 +438,7 @@ def test_no_control_group_is_left_behind(demo, tmp_path):
 
 def test_private_tmp_is_mounted_before_the_environment(tmp_path):
     # A Python environment inside /tmp (a fresh clone in a temporary folder) must stay visible.
-    from autograder.sandbox import Isolation, kernel_command, release_cgroup
+    from autograder.grader.sandbox import Isolation, kernel_command, release_cgroup
 
     argv, _, cgroup = kernel_command(Isolation("sandbox"), tmp_path, {}, None)
     release_cgroup(cgroup)
@@ -472,7 +472,7 @@ def test_an_environment_reached_through_a_link_grades(demo, tmp_path):
 
 
 def test_a_kernel_that_cannot_start_is_one_line_before_any_grading(demo, tmp_path, capsys):
-    from autograder import sandbox
+    from autograder.grader import sandbox
 
     course, notebooks, stub = demo
     paths = [write(tmp_path / f"{n}.ipynb", submission(stub, CORRECT)) for n in "ab"]
@@ -492,7 +492,7 @@ def test_a_kernel_that_cannot_start_is_one_line_before_any_grading(demo, tmp_pat
 def test_the_seccomp_filter_denies_only_the_listed_calls():
     import struct
 
-    from autograder.sandbox import _DENIED_SYSCALLS, seccomp_filter
+    from autograder.grader.sandbox import _DENIED_SYSCALLS, seccomp_filter
 
     program = seccomp_filter()
     if program is None:

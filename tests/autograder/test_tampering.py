@@ -16,7 +16,7 @@ from .test_harness import _run
 
 LEARNER = """\
 import __main__
-_harness._state["user_ns"] = vars(__main__)  # this script's globals play the learner's namespace
+harness._state["user_ns"] = vars(__main__)  # this script's globals play the learner's namespace
 def report(label, flags):
     print(label, json.dumps(flags))
 """
@@ -44,7 +44,7 @@ def test_patched_library_callables_are_named_and_restored(tmp_path):
             for owner, names in ((torch, ("allclose", "equal")), (pickle, ("dumps",))):
                 for name in names:
                     setattr(owner, name, lambda *args, **kwargs: True)
-            report("first", _harness.reset())
+            report("first", harness.reset())
             print("restored", torch.amp.GradScaler.step is step and torch.allclose.__module__
                   != "__main__" and pickle.dumps(1) != True)
             setattr(builtins, "abs", lambda value: 0)
@@ -52,7 +52,7 @@ def test_patched_library_callables_are_named_and_restored(tmp_path):
             F.softmax.__code__ = (lambda input, dim=None, **kwargs: input).__code__
             torch.Tensor.allclose_to = lambda self, other: True
             companion.leak_report.LeakReport.leaking = property(lambda self: False)
-            report("second", _harness.reset())
+            report("second", harness.reset())
             print("original", torch.amp.GradScaler is scaler_class and abs(-2) == 2
                   and not hasattr(torch.Tensor, "allclose_to"))
             """
@@ -89,17 +89,17 @@ def test_what_libraries_do_by_themselves_is_not_flagged(tmp_path):
         + textwrap.dedent(
             """
             import torch, torch._dynamo
-            _harness._state["modules"]["torch"] = (torch, dict(vars(torch)))  # as chapter 4's
+            harness._state["modules"]["torch"] = (torch, dict(vars(torch)))  # as chapter 4's
             torch._dynamo.eval_frame.TorchPatcher.patch()
             torch._dynamo.mutation_guard.install_generation_tagging_init()
-            report("dynamo", _harness.reset())
+            report("dynamo", harness.reset())
             model = torch.nn.Linear(2, 1)
             for kind in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
                 optimizer = kind(model.parameters(), lr=0.1)
                 model(torch.ones(1, 2)).sum().backward()
                 optimizer.step()
             scaler = torch.amp.GradScaler("cpu")
-            report("flags", _harness.reset())
+            report("flags", harness.reset())
             import threading, tqdm.auto
             for _ in tqdm.auto.tqdm(range(3)):  # a first bar starts no monitor thread
                 pass
@@ -139,7 +139,7 @@ def test_a_hidden_input_run_while_a_library_was_patched_fails(tmp_path):
                 if seed == 1:  # replaced while the learner's function runs: that input fails
                     torch.amp.GradScaler.update = lambda self, new_scale=None: None
                 return seed
-            _harness.run_test("ch07_x_tests", "", {hidden!r}, {str(base)!r})
+            harness.run_test("ch07_x_tests", "", {hidden!r}, {str(base)!r})
             print("after", torch.amp.GradScaler.update.__module__)
             """
         ),
@@ -179,7 +179,7 @@ def test_companion_leftovers_are_blocked_and_copied_tables_named(tmp_path):
             # a companion closure made at cell time (the wrapper yours_or_reference returns)
             kept = companion.yours_or_reference(lambda seed: 1 / 0, lambda seed: seed)
             tables = {{"rules": list(companion.env._RULES), "same": companion.env._COMPILED}}
-            _harness.run_test("ch02_x_tests", "", {hidden!r}, {str(base)!r})
+            harness.run_test("ch02_x_tests", "", {hidden!r}, {str(base)!r})
             """
         ),
         tmp_path,
@@ -200,7 +200,7 @@ def test_crawls_for_notebooks_and_other_processes_are_flagged(tmp_path):
             open("/proc/self/status").read()
             open("/proc/cpuinfo").read()
             os.listdir(".")
-            report("honest", list(_harness._state["violations"]))
+            report("honest", list(harness._state["violations"]))
             glob.glob("*/**/*.ipynb", recursive=True)
             os.listdir("/proc")
             try:
@@ -212,7 +212,7 @@ def test_crawls_for_notebooks_and_other_processes_are_flagged(tmp_path):
             except OSError:
                 pass
             os.listdir("/")
-            report("crawl", list(_harness._state["violations"]))
+            report("crawl", list(harness._state["violations"]))
             """
         ),
         tmp_path,
@@ -235,12 +235,12 @@ def test_ignored_or_caught_stop_signals_are_flagged_and_undone(tmp_path):
             from companion.signals import StopRequest
             with StopRequest():  # the companion's own polite handler: not the learner's doing
                 pass
-            report("honest", list(_harness._state["violations"]) + _harness.reset())
+            report("honest", list(harness._state["violations"]) + harness.reset())
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             signal.signal(signal.SIGINT, signal.default_int_handler)
             signal.signal(signal.SIGTERM, lambda signum, frame: None)
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-            report("tampered", list(_harness._state["violations"]) + _harness.reset())
+            report("tampered", list(harness._state["violations"]) + harness.reset())
             print("undone", signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
                   and signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, []))
             """
@@ -283,7 +283,7 @@ def test_values_whose_comparisons_always_agree_are_flagged(tmp_path):
             def answer(seed):
                 return [Agree(0.5), torch.zeros(2).as_subclass(AgreeTensor), Report(),
                         torch.nn.Parameter(torch.ones(1)), 0.5]
-            _harness.run_test("ch03_x_tests", "", {hidden!r}, {str(base)!r})
+            harness.run_test("ch03_x_tests", "", {hidden!r}, {str(base)!r})
             """
         ),
         tmp_path,

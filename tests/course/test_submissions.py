@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from autograder.course import Course
-from autograder.pool import grade_paths
+from autograder.grader.pool import grade_paths
 from autograder.release import released_notebook
 
 from .corpus import BASE, ROOT, build, submissions, trim
 
 REPO = Path(__file__).resolve().parents[2]
-COURSE = Course(REPO / "course")
+# COURSE_LANG=zh grades the corpus on the Chinese edition (course/translations/zh/): the same
+# points and review flags, with the feedback in Chinese (see test_submission_scores_...).
+LANGUAGE = os.environ.get("COURSE_LANG", "en")
+COURSE = Course(REPO / "course", LANGUAGE)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 CHAPTERS = sorted(p.name for p in ROOT.iterdir() if p.is_dir()) if ROOT.is_dir() else []
 # COURSE_CORPUS=05 (or 03,05) grades every file of those chapters' corpora, while writing one;
 # COURSE_CORPUS=all (`make corpus`) every file of every chapter. Without it (`make test`, CI),
@@ -115,7 +120,14 @@ def test_submission_scores_as_its_corpus_file_says(graded, chapter, name):
         else:
             points, word = exercise.max_points, "passed"
         assert exercise.points == points, f"{exercise.name}: {exercise.points} points\n{result}"
-        assert word in exercise.feedback, f"{exercise.name}: no {word!r} in the feedback\n{result}"
+        if LANGUAGE == "en":
+            assert word in exercise.feedback, (
+                f"{exercise.name}: no {word!r} in the feedback\n{result}"
+            )
+        elif points < exercise.max_points:  # the feedback names the mistake in the edition's words
+            assert _CJK.search(exercise.feedback), (
+                f"{exercise.name}: feedback not translated\n{result}"
+            )
     unknown = set(listed) - {e.grade_id for e in result.exercises}
     assert not unknown, f"the corpus file answers exercises the chapter lacks: {unknown}"
     for words in sub.review:

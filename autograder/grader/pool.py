@@ -24,8 +24,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from autograder.course import Course
-from autograder.grade import DEFAULT_TIMEOUT, GradeResult, grade_notebook
-from autograder.sandbox import Isolation, resolve
+from autograder.grader.grade import DEFAULT_TIMEOUT, GradeResult, grade_notebook
+from autograder.grader.sandbox import Isolation, resolve
 
 __all__ = ["default_jobs", "grade_paths", "skip_slow_imports"]
 
@@ -73,8 +73,9 @@ def grade_paths(
         submission_timeout: seconds a worker may spend on one submission before it is killed
             (parallel mode only); None for ``max(600, 20 * timeout)``.
         on_result: called with each result as soon as it is ready (in completion order).
-        isolation: how learner code is confined: an :class:`autograder.sandbox.Isolation`, or
-            ``"sandbox"``, ``"none"`` or ``"auto"`` (see :func:`autograder.sandbox.resolve`).
+        isolation: how learner code is confined: an
+            :class:`autograder.grader.sandbox.Isolation`, or ``"sandbox"``, ``"none"`` or
+            ``"auto"`` (see :func:`autograder.grader.sandbox.resolve`).
 
     Returns:
         One :class:`GradeResult` per path, in the order given.

@@ -184,8 +184,9 @@ def kernel_command(
     if not isolation.confined:
         return kernel, {**os.environ, **env, "IPYTHONDIR": str(work / "ipython")}, None
     limits = isolation.limits
-    confine = [sys.executable, "-m", "autograder.confine", "--data", str(limits.memory_bytes)]
-    confine += ["--nproc", str(limits.processes), "--fsize", str(limits.file_bytes)]
+    confine = [sys.executable, "-m", "autograder.grader.confine"]
+    confine += ["--data", str(limits.memory_bytes), "--nproc", str(limits.processes)]
+    confine += ["--fsize", str(limits.file_bytes)]
     if seccomp_filter() is not None:
         confine += ["--seccomp"]
     cgroup = _make_cgroup(limits.processes) if os.geteuid() == 0 else None
@@ -234,7 +235,7 @@ def kernel_problem(limits: Limits | None = None) -> str | None:
     grading rather than a dead kernel in every notebook.
     """
     check = (
-        "import sys, importlib.util, ipykernel.kernelapp, autograder._harness\n"
+        "import sys, importlib.util, ipykernel.kernelapp, autograder.kernel.harness\n"
         "missing = [m for m in ('companion', 'torch') if importlib.util.find_spec(m) is None]\n"
         "if missing:\n"
         "    sys.exit('No module named ' + ', '.join(missing))\n"

@@ -9,7 +9,7 @@ Policy (documented in the README):
   or crashed) and carries on after the cell that killed it. Only the exercise that cell belongs to
   loses its points. After ``max_restarts`` restarts the remaining exercises are not run, and say so.
 - A test step's results come back as a data file (:mod:`autograder.transport`), never as printed
-  output: the grader (:mod:`autograder.judge`) decides in its own process whether they pass.
+  output: the grader (:mod:`autograder.grader.judge`) decides in its own process whether they pass.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.sandbox import Isolation, kernel_command, release_cgroup
+from autograder.grader.sandbox import Isolation, kernel_command, release_cgroup
 from autograder.transport import TransportError, load
 
 __all__ = ["Step", "StepOutcome", "run_steps", "GradingError"]
@@ -64,7 +64,7 @@ class StepOutcome:
 
     ``status`` is one of ``ok``, ``error``, ``timeout``, ``died``, ``not-run``;
     ``ename``/``evalue`` describe the error (never a traceback). For a test step, ``data`` holds
-    the results the kernel wrote (see :func:`autograder._harness.run_test`), or None when it
+    the results the kernel wrote (see :func:`autograder.kernel.harness.run_test`), or None when it
     wrote none (then ``ename``/``evalue`` say why).
     """
 
@@ -108,7 +108,8 @@ async def run_steps(
             kernel only when that test step runs.
         protect: modules whose attributes the harness restores before each test.
         references: packages whose code the harness keeps out of the learner's reach.
-        isolation: how kernels are confined (see :mod:`autograder.sandbox`); None: unconfined.
+        isolation: how kernels are confined (see :mod:`autograder.grader.sandbox`); None:
+            unconfined.
         course_root: the course folder, which a confined kernel must not see.
         timeout: seconds each step may run.
         env: extra environment variables for the kernel.
@@ -236,7 +237,7 @@ class _Session:
         payload = self.work / "ipc" / f"payload-{secrets.token_hex(8)}.json"
         protect, references = self.protect
         payload.write_text(json.dumps({"protect": protect, "references": list(references)}))
-        code = f"__import__('autograder._harness', fromlist=['_']).install({str(payload)!r})"
+        code = f"__import__('autograder.kernel.harness', fromlist=['_']).install({str(payload)!r})"
         outcome = await self._execute(code, store_history=False)
         if outcome.status != "ok":
             raise GradingError(
@@ -253,7 +254,7 @@ class _Session:
         visible, hidden = self.tests[step.source]
         base = str(self.work / "ipc" / f"results-{secrets.token_hex(16)}")
         code = (
-            "__import__('autograder._harness', fromlist=['_']).run_test("
+            "__import__('autograder.kernel.harness', fromlist=['_']).run_test("
             f"{step.source!r}, {visible!r}, {hidden!r}, {base!r})"
         )
         outcome = await self._execute(code, store_history=False)

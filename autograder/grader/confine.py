@@ -1,12 +1,12 @@
 """Launcher for a confined kernel: resource limits, a process-count group, then the sandbox.
 
-``python -m autograder.confine [--data BYTES] [--nproc N] [--fsize BYTES] [--cgroup DIR]
+``python -m autograder.grader.confine [--data BYTES] [--nproc N] [--fsize BYTES] [--cgroup DIR]
 [--seccomp] -- COMMAND...`` sets the limits on itself, joins the control group ``DIR`` (made by
 the grader, whose ``pids.max`` bounds the processes even for root, whom ``RLIMIT_NPROC`` does not
 stop), and replaces itself with ``COMMAND`` (``bwrap ... python -m ipykernel_launcher ...``).
 Every process the kernel starts inherits all of it. With ``--seccomp``, ``COMMAND`` is ``bwrap``
-and gets ``--seccomp FD``: the filter of :func:`autograder.sandbox.seccomp_filter`, in a memory
-file that bwrap reads and closes before the kernel starts.
+and gets ``--seccomp FD``: the filter of :func:`autograder.grader.sandbox.seccomp_filter`, in a
+memory file that bwrap reads and closes before the kernel starts.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m autograder.confine")
+    parser = argparse.ArgumentParser(prog="python -m autograder.grader.confine")
     parser.add_argument("--data", type=int, help="RLIMIT_DATA: bytes of memory")
     parser.add_argument("--nproc", type=int, help="RLIMIT_NPROC: processes of this user")
     parser.add_argument("--fsize", type=int, help="RLIMIT_FSIZE: bytes of one written file")
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> None:
         with open(os.path.join(args.cgroup, "cgroup.procs"), "w") as handle:
             handle.write(str(os.getpid()))
     if args.seccomp:
-        from autograder.sandbox import seccomp_filter
+        from autograder.grader.sandbox import seccomp_filter
 
         program = seccomp_filter()
         if program is not None:

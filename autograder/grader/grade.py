@@ -3,9 +3,9 @@
 The submission is merged with the source the way nbgrader's autograde does: the learner's cells
 are kept, every test cell (and read-only cell) is replaced by the source's version by grade_id,
 deleted ones are put back, and a deleted solution cell is replaced by the stub and reported. The
-merged notebook runs in a fresh kernel (see :mod:`autograder.execute`); each exercise earns its
-points when its test cell passes, and gets one feedback line: the exception type and message of
-every distinct failing check (each hidden input, each independent check; see
+merged notebook runs in a fresh kernel (see :mod:`autograder.grader.execute`); each exercise
+earns its points when its test cell passes, and gets one feedback line: the exception type and
+message of every distinct failing check (each hidden input, each independent check; see
 :func:`autograder.checks.soft`), never a traceback or test source.
 """
 
@@ -38,9 +38,10 @@ from autograder.course import (
     region_lines,
     secret_lines,
 )
-from autograder.execute import GradingError, Step, run_steps
-from autograder.judge import SEPARATOR, judge
-from autograder.sandbox import Isolation, resolve
+from autograder.grader.execute import GradingError, Step, run_steps
+from autograder.grader.judge import SEPARATOR, judge
+from autograder.grader.sandbox import Isolation, resolve
+from autograder.i18n import translate_feedback
 
 __all__ = ["ExerciseResult", "GradeResult", "grade_notebook", "feedback_html"]
 
@@ -58,6 +59,7 @@ _UNGUARDED = {
 _FEEDBACK_CHARS = 300  # for each failing check of an exercise
 _STUB = "raise NotImplementedError()"
 # Code a learner has no reason to write in an exercise; flagged for the instructor, never scored.
+_INTERNALS = "kernel|grader|_harness|judge|transport|execute"
 _SUSPICIOUS = [
     (
         r"\bshowtraceback\b|\bshowsyntaxerror\b|\bCustomTB\b|set_custom_exc",
@@ -72,7 +74,12 @@ _SUSPICIOUS = [
     (r"__code__|__globals__|__closure__|__builtins__", "function internals"),
     (r"_getframe|currentframe|\bf_back\b|\bf_locals\b|inspect\.stack", "frames of the caller"),
     (r"\bctypes\b", "ctypes"),
-    (r"autograder\.(?:_harness|judge|transport|execute)|_PROBE|_COLLECT", "the grader's internals"),
+    (  # kernel/ and grader/ (see autograder/__init__.py), and the flat names they had before
+        rf"autograder\.(?:{_INTERNALS})"
+        rf"|\bfrom\s+autograder\s+import\s+(?:\([^)]*?|[\w \t,]*?)\b(?:{_INTERNALS})\b"
+        r"|_PROBE|_COLLECT",
+        "the grader's internals",
+    ),
     (r"\bimportlib\b|__import__\(|\breload\(", "dynamic imports"),
     (r"\bsubprocess\b|os\.system|os\.popen|\bos\.exec|posix_spawn", "other programs"),
     (r"\bgc\.get_(?:objects|referrers|referents)\b", "the garbage collector's object lists"),
@@ -269,7 +276,7 @@ def grade_notebook(
         fast: set ``COURSE_FAST=1`` in the kernel, so chapters shrink their demonstration loops.
         threads: limit the kernel's math libraries to this many threads (parallel grading).
         max_restarts: kernel restarts (after a crash or hang) allowed before giving up the rest.
-        isolation: an :class:`autograder.sandbox.Isolation`, or ``"sandbox"`` (required),
+        isolation: an :class:`autograder.grader.sandbox.Isolation`, or ``"sandbox"`` (required),
             ``"none"`` (unconfined) or ``"auto"`` (the sandbox where it works).
 
     Returns:
@@ -371,7 +378,7 @@ async def _grade(
                 points=exercise["points"] if status == "passed" else 0.0,
                 max_points=exercise["points"],
                 status=status,
-                feedback=_sanitize(feedback, secrets_),
+                feedback=translate_feedback(_sanitize(feedback, secrets_), chapter.language),
             )
         )
 
@@ -538,7 +545,7 @@ def _sanitize(feedback: str, secrets_: set[str]) -> str:
 
     ``secrets_`` holds only lines a learner never sees: a call such as ``model.train()`` that
     the chapter's visible text also shows stays readable in a message. Several failing checks
-    (separated by :data:`autograder.judge.SEPARATOR`) are each bounded and joined by " | ".
+    (separated by :data:`autograder.grader.judge.SEPARATOR`) are each bounded and joined by " | ".
     """
     if SEPARATOR in feedback:
         return " | ".join(_sanitize(part, secrets_) for part in feedback.split(SEPARATOR))

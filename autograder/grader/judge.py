@@ -52,7 +52,7 @@ def judge(grade_id: str, hidden: str, data: dict) -> Verdict:
     Args:
         grade_id: the test cell's grade_id (for messages).
         hidden: the source of its hidden-test region, from the instructor's notebook.
-        data: what the kernel wrote (see :func:`autograder._harness.run_test`).
+        data: what the kernel wrote (see :func:`autograder.kernel.harness.run_test`).
 
     Returns:
         A :class:`Verdict`. A visible test that failed fails with that error; otherwise every
