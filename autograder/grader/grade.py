@@ -152,6 +152,8 @@ class GradeResult:
             DeprecationWarning or FutureWarning; never affects the score (``autograder verify``
             requires none in the course's own source).
         seconds: wall time spent grading.
+        language: the edition of the submitted notebook (``"en"``, ``"zh"``): its feedback, and
+            the headings of :func:`feedback_html`, are in that language.
     """
 
     path: str
@@ -162,6 +164,7 @@ class GradeResult:
     flags: list[str] = field(default_factory=list)
     cell_problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    language: str = "en"
 
     @property
     def graded(self) -> bool:
@@ -192,6 +195,7 @@ class GradeResult:
             "flags": list(self.flags),
             "cell_problems": list(self.cell_problems),
             "seconds": round(self.seconds, 2),
+            "language": self.language,
         }
 
     @classmethod
@@ -210,6 +214,7 @@ class GradeResult:
             flags=list(data.get("flags", [])),
             cell_problems=list(data.get("cell_problems", [])),
             seconds=float(data.get("seconds", 0.0)),
+            language=data.get("language", "en"),
         )
 
     def __str__(self) -> str:
@@ -300,7 +305,7 @@ def grade_notebook(
                     f"wrong chapter: this notebook is chapter {found.name}, but {wanted.name} is "
                     "being graded; submit the notebook of that chapter"
                 )
-        result.chapter = found.name
+        result.chapter, result.language = found.name, found.language
         _run(_grade(submission, found, result, timeout, fast, threads, max_restarts, isolation))
     except (CourseError, GradingError) as exc:
         result.error = str(exc)
@@ -601,20 +606,49 @@ def _num(value: float) -> str:
     return f"{value:g}"
 
 
+# The feedback page's own words in each edition (the feedback lines come translated already).
+_PAGE_WORDS = {
+    "zh": {
+        "Feedback": "反馈",
+        "exercise": "练习",
+        "points": "得分",
+        "feedback": "反馈",
+        "not graded": "未评分",
+    }
+}
+
+
+def _word(result: GradeResult, word: str) -> str:
+    return _PAGE_WORDS.get(result.language, {}).get(word, word)
+
+
 def _table_html(result: GradeResult) -> str:
     esc = html.escape
     if not result.graded:
-        return f"<p><b>{esc(result.path)}</b>: not graded: {esc(result.error or '')}</p>"
+        return (
+            f"<p><b>{esc(result.path)}</b>: {_word(result, 'not graded')}: "
+            f"{esc(result.error or '')}</p>"
+        )
     rows = "".join(
         f"<tr class='{esc(e.status)}'><td>{esc(e.name)}</td>"
         f"<td>{_num(e.points)} / {_num(e.max_points)}</td><td>{esc(e.feedback)}</td></tr>"
         for e in result.exercises
     )
     notes = "".join(f"<li>{esc(n)}</li>" for n in result.notes)
+    if result.language == "zh":
+        head = (
+            f"章节 {esc(result.chapter or '')}，"
+            f"得分 {_num(result.points)} / {_num(result.max_points)}"
+        )
+    else:
+        head = (
+            f"chapter {esc(result.chapter or '')}, "
+            f"{_num(result.points)} / {_num(result.max_points)} points"
+        )
+    titles = "".join(f"<th>{_word(result, w)}</th>" for w in ("exercise", "points", "feedback"))
     return (
-        f"<p><b>{esc(result.path)}</b>: chapter {esc(result.chapter or '')}, "
-        f"{_num(result.points)} / {_num(result.max_points)} points</p>"
-        "<table><thead><tr><th>exercise</th><th>points</th><th>feedback</th></tr></thead>"
+        f"<p><b>{esc(result.path)}</b>: {head}</p>"
+        f"<table><thead><tr>{titles}</tr></thead>"
         f"<tbody>{rows}</tbody></table>" + (f"<ul>{notes}</ul>" if notes else "")
     )
 
@@ -632,14 +666,15 @@ def feedback_html(result: GradeResult, submission: dict | None = None) -> str:
         The HTML document as a string.
     """
     esc = html.escape
+    title = _word(result, "Feedback")
     parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
-        f"<title>Feedback: {esc(Path(result.path).name)}</title>",
+        f"<!DOCTYPE html><html lang='{esc(result.language)}'><head><meta charset='utf-8'>",
+        f"<title>{title}: {esc(Path(result.path).name)}</title>",
         "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
         "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;"
         "text-align:left;vertical-align:top}tr.passed td:nth-child(2){color:#060}"
         "pre{background:#f6f6f6;padding:.6em;overflow-x:auto}</style></head><body>",
-        "<h1>Feedback</h1>",
+        f"<h1>{title}</h1>",
         _table_html(result),
     ]
     if submission is not None and result.graded:

@@ -128,7 +128,8 @@ def test_grading_in_chinese_gives_the_same_points_with_chinese_feedback(editions
 
 def test_the_graders_own_words_reach_a_chinese_learner_in_chinese(editions, tmp_path):
     """What the grader adds (passed, the stub's error, got/expected) follows the notebook."""
-    from autograder import grade_notebook
+    from autograder import GradeResult, grade_notebook
+    from autograder.grader.grade import feedback_html
 
     english, _, notebooks, zh_notebooks = editions
     for language, folder in (("en", notebooks), ("zh", zh_notebooks)):
@@ -143,6 +144,12 @@ def test_the_graders_own_words_reach_a_chinese_learner_in_chinese(editions, tmp_
         else:
             assert feedback[0] == "通过" and "尚未实现" in feedback[1], feedback
             assert not any("not implemented" in f for f in feedback), feedback
+        page = feedback_html(result, half)
+        assert GradeResult.from_dict(result.to_dict()).language == language
+        if language == "zh":
+            assert "<h1>反馈</h1>" in page and "<th>练习</th>" in page and "尚未实现" in page
+        else:
+            assert "<h1>Feedback</h1>" in page and "<th>exercise</th>" in page
 
 
 def _grader_source() -> str:
