@@ -457,6 +457,23 @@ _GRADER_WORDS = {
             r"the exercise must be implemented in your own code, not delegated to the companion",
             r"评分时不能使用 \1：companion 是参考实现，练习必须用你自己的代码完成，不能交给 companion",
         ),
+        (
+            r"the code replaced the code of (\S+) while the hidden tests ran: results obtained "
+            r"with a changed library do not count",
+            r"隐藏测试运行期间，代码替换了 \1 的代码：用被改动过的库得到的结果不算数",
+        ),
+        (
+            r"the code copied the companion's data (\(.+?\)) while the hidden tests ran: results "
+            r"obtained with a changed library do not count",
+            r"隐藏测试运行期间，代码复制了 companion 的数据 \1：用被改动过的库得到的结果不算数",
+        ),
+        (
+            r"the code (added|replaced|removed) (\S+) while the hidden tests ran: results obtained "
+            r"with a changed library do not count",
+            lambda m: (
+                f"隐藏测试运行期间，代码{_ZH_VERBS[m[1]]} {m[2]}：用被改动过的库得到的结果不算数"
+            ),
+        ),
         # autograder.checks.close's details, at the end of a message
         (
             r" \(got (.+) where (.+) was expected: return a Python number \(use \.item\(\)\)\)$",
@@ -481,6 +498,10 @@ _GRADER_WORDS = {
     ]
 }
 _COMPILED_WORDS: dict = {}
+_ZH_VERBS = {"added": "增加了", "replaced": "替换了", "removed": "删除了"}
+# What is left English after the table: an error the learner's own code (or a library it called)
+# raised, whose message Python and torch write in English; the line then says so in Chinese.
+_RAISED = re.compile(r"^(\w+)(: |$)(?!.*[\u4e00-\u9fff])")
 
 
 def _zh_kind(described: str) -> str:
@@ -514,6 +535,8 @@ def translate_feedback(text: str, language: str) -> str:
     Example:
         >>> translate_feedback("AssertionError: 损失不对 (got 1.0, expected 2.0)", "zh")
         'AssertionError: 损失不对（得到 1.0，期望 2.0）'
+        >>> translate_feedback("AttributeError: 'NoneType' object has no attribute 'split'", "zh")
+        "你的代码抛出了 AttributeError：'NoneType' object has no attribute 'split'"
         >>> translate_feedback("passed", "en")
         'passed'
     """
@@ -525,6 +548,11 @@ def translate_feedback(text: str, language: str) -> str:
     for part in text.split(" | "):
         for pattern, replacement in _COMPILED_WORDS[language]:
             part = pattern.sub(replacement, part)
+        if language == "zh" and not re.search(r"[\u4e00-\u9fff]", part):
+            raised = _RAISED.match(part)
+            if raised and raised[1][0].isupper():
+                rest = part[raised.end() :]
+                part = f"你的代码抛出了 {raised[1]}" + (f"：{rest}" if rest else "")
         parts.append(part)
     return " | ".join(parts)
 
