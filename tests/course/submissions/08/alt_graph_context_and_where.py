@@ -1,6 +1,6 @@
 # Corpus: more correct styles: diagnose_export reading the graph (a Dropout fed a constant True,
-# removed before comparing) with a context manager restoring every submodule's mode, torch.where on
-# a 0-d condition, candidates after ONNX Runtime's pre-processing ranked by size.
+# removed before comparing) with a context manager restoring every submodule's mode, masked_fill
+# on each head with a (B, 1) mask, candidates after ONNX Runtime's pre-processing ranked by size.
 # %% ch08_diagnose_export points=4 feedback=passed
 import contextlib
 
@@ -65,8 +65,9 @@ def diagnose_export(model, path, batches, atol=1e-4):
 class ExportableRouter(Router):
     def forward(self, x):
         h = self.body(x)
-        high, low = self.high(h), self.low(h)
-        return torch.where(h.mean() > 0, high, low)
+        high_rows = (h.sum(dim=1) > 0)[:, None]  # the sign of the mean is the sign of the sum
+        # each head's output zeroed on the rows that take the other head, then added
+        return self.high(h).masked_fill(~high_rows, 0.0) + self.low(h).masked_fill(high_rows, 0.0)
 # %% ch08_choose_quantization points=3 feedback=passed
 _OP_TYPES = {"int8_matmul": ["MatMul", "Gemm"], "int8_all": None}
 

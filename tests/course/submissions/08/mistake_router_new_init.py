@@ -8,4 +8,4 @@ class ExportableRouter(Router):
 
     def forward(self, x):
         h = self.body(x)
-        return torch.where(h.mean() > self.threshold, self.high(h), self.low(h))
+        return torch.where(h.mean(dim=1, keepdim=True) > self.threshold, self.high(h), self.low(h))
