@@ -223,7 +223,7 @@ def _markdown(text: str, cell_id: str) -> dict:
 def _readme_parts(readme: Path) -> tuple[str, dict[str, str]]:
     """The README's opening paragraph and its chapter table (chapter number -> what you learn)."""
     text = readme.read_text(encoding="utf-8")
-    body = text.split("\n## ", 1)[0].split("\n", 1)[1].strip()
+    body = text.split("\n## ", 1)[0].split("\n", 1)[1].strip().split("\n\n", 1)[0]
     rows = {}
     for line in text.splitlines():
         match = re.match(r"^\|\s*(\d+)\s*—[^|]*\|(.*)\|\s*$", line)
