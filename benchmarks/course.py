@@ -52,6 +52,17 @@ class _Load:
             self.workers.append(worker)
         return self
 
+    def busy_seconds(self) -> float | None:
+        """CPU seconds the busy processes have used so far (Linux only; None elsewhere)."""
+        total = 0.0
+        try:
+            for worker in self.workers:
+                fields = Path(f"/proc/{worker.pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
+        return total
+
     def __exit__(self, *exc):
         self.stop.set()
         for worker in self.workers:
@@ -132,10 +143,12 @@ def main(argv: list[str] | None = None) -> int:
         chapters = [course.chapter(key) for key in args.chapter]
     settings = [None] if not args.threads else args.threads
     base = {"COURSE_FAST": "1" if args.quick else "0"}  # the inline backend, as in JupyterLab
+    print(_machine())
     print(f"cores: {os.cpu_count()}, load: {args.load} busy processes, fast mode: {args.quick}")
     header = f"{'chapter':24s} {'threads':>7s} {'quiet s':>8s} {'loaded s':>9s} {'figures':>7s}"
     print(header + f" {'exercises':>9s} {'points':>6s}  budget")
     totals: dict = {}
+    busy_share: list[float] = []
     failed = False
     for chapter in chapters:
         exercises, points = _exercises(chapter.source)
@@ -146,8 +159,12 @@ def main(argv: list[str] | None = None) -> int:
             quiet, figures, errors = run_chapter(chapter.source, env, args.timeout)
             loaded = None
             if not args.quick and args.load:
-                with _Load(args.load):
+                with _Load(args.load) as load:
+                    before = load.busy_seconds()
                     loaded, _, _ = run_chapter(chapter.source, env, args.timeout)
+                    after = load.busy_seconds()
+                if before is not None and after is not None:
+                    busy_share.append((after - before) / (loaded * args.load))
             totals[threads] = totals.get(threads, 0.0) + quiet
             ok = quiet <= CHAPTER_BUDGET_S and (loaded is None or loaded <= LOADED_BUDGET_S)
             failed |= not ok or bool(errors)
@@ -165,7 +182,45 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"whole course ({label}): {total:.1f} s quiet (budget {COURSE_BUDGET_S:.0f} s: {verdict})"
         )
+    if busy_share:
+        # Proof that the loaded runs were loaded: each busy process's share of one core.
+        print(
+            f"busy processes during the loaded runs: {min(busy_share):.0%}-{max(busy_share):.0%}"
+            " of a core each"
+        )
     return 1 if failed else 0
+
+
+def _machine() -> str:
+    """The CPU, its vector extensions, torch's version, the date and the commit measured."""
+    import platform
+
+    import torch
+
+    model, flags = platform.processor() or platform.machine(), set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                model = value.strip()
+            elif key.strip() == "flags":
+                flags = set(value.split())
+    except OSError:
+        pass
+    vector = "AVX-512 VNNI" if "avx512_vnni" in flags else "AVX2" if "avx2" in flags else "?"
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "?"
+    return (
+        f"machine: {model} ({vector}), torch {torch.__version__}, "
+        f"{time.strftime('%Y-%m-%d')}, commit {commit}"
+    )
 
 
 if __name__ == "__main__":
