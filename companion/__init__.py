@@ -74,6 +74,7 @@ _LAZY = {
     "write_memmap_dataset": "memmap",
     "trace_shapes": "debug",
     "find_device_mismatches": "debug",
+    "diagnose_profile": "debug",
     "graph_ops": "graph",
     "draw_graph": "graph",
     "detect_leaks": "leaks",

@@ -185,3 +185,121 @@ def test_find_device_mismatches_a_device_passed_as_a_tensor_is_an_error(device):
         find_device_mismatches(nn.Linear(2, 2), device)
     with pytest.raises(TypeError, match="as argument 3"):
         find_device_mismatches(nn.Linear(2, 2), torch.zeros(1, 2), device)
+
+
+# --- diagnose_profile --------------------------------------------------------------------------
+
+
+def _steps(wait, compute, ops, reads):
+    """Per-step records from per-step lists (or one value repeated)."""
+    n = max(len(v) if isinstance(v, list) else 1 for v in (wait, compute, ops, reads))
+    pick = lambda v, i: v[i] if isinstance(v, list) else v  # noqa: E731
+    return [
+        {
+            "wait_ms": pick(wait, i),
+            "compute_ms": pick(compute, i),
+            "ops": pick(ops, i),
+            "reads": pick(reads, i),
+        }
+        for i in range(n)
+    ]
+
+
+def test_diagnose_profile_healthy_run_shows_nothing():
+    from companion.debug import diagnose_profile
+
+    assert diagnose_profile(_steps(0.1, [9.0, 11.0, 10.0], 112, 0)) == set()
+
+
+def test_diagnose_profile_names_each_problem_alone_and_together():
+    from companion.debug import PROFILE_PROBLEMS, diagnose_profile
+
+    assert diagnose_profile(_steps([13.0, 30.0], 9.0, 112, 0)) == {"input"}
+    assert diagnose_profile(_steps(0.1, 9.0, 114, 1)) == {"sync"}
+    assert diagnose_profile(_steps(0.04, 1.8, 513, 0)) == {"launch"}
+    assert diagnose_profile(_steps(1.5, 0.3, 60, 2)) == set(PROFILE_PROBLEMS)
+
+
+def test_diagnose_profile_judges_shares_and_time_per_operator_not_absolute_sizes():
+    from companion.debug import diagnose_profile
+
+    # a long wait beside a much longer step is no starvation; many heavy operators are no launch cost
+    assert diagnose_profile(_steps(8.0, 300.0, 900, 0)) == set()
+    # a short step of few operators, each one real work
+    assert diagnose_profile(_steps(0.02, 3.0, 20, 0)) == set()
+
+
+def test_diagnose_profile_needs_a_read_in_every_step_for_sync():
+    from companion.debug import diagnose_profile
+
+    assert diagnose_profile(_steps(0.1, 9.0, 112, [0, 0, 0, 5])) == set()
+    assert diagnose_profile(_steps(0.1, 9.0, 112, [1, 3, 1, 2])) == {"sync"}
+
+
+def test_diagnose_profile_does_not_change_its_input_and_accepts_tuples():
+    from companion.debug import diagnose_profile
+
+    records = _steps(13.0, 9.0, 112, 0)
+    before = [dict(r) for r in records]
+    assert diagnose_profile(tuple(records)) == {"input"}
+    assert records == before
+
+
+@pytest.mark.parametrize(
+    "records, words",
+    [
+        ([], "non-empty"),
+        ({"wait_ms": 1.0}, "list"),
+        ([{"wait_ms": 1.0, "compute_ms": 2.0, "ops": 3}], "reads"),
+        ([{"wait_ms": -1.0, "compute_ms": 2.0, "ops": 3, "reads": 0}], ">= 0"),
+        ([{"wait_ms": float("nan"), "compute_ms": 2.0, "ops": 3, "reads": 0}], "finite"),
+        ([{"wait_ms": "1", "compute_ms": 2.0, "ops": 3, "reads": 0}], "number"),
+        ([3.0], "dict"),
+    ],
+)
+def test_diagnose_profile_rejects_malformed_records(records, words):
+    from companion.debug import diagnose_profile
+
+    with pytest.raises(ValueError, match=words):
+        diagnose_profile(records)
+
+
+def test_diagnose_profile_reads_a_real_profile():
+    """Records made with torch.profiler from two real loops: a per-step .item() is counted."""
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    from companion.debug import diagnose_profile
+
+    torch.manual_seed(0)
+    model = nn.Sequential(*[nn.Linear(16, 16) for _ in range(6)])
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(4, 16)
+
+    def records(read):
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            for k in range(3):
+                with record_function(f"compute {k}"):
+                    optimizer.zero_grad()
+                    loss = model(x).square().mean()
+                    loss.backward()
+                    optimizer.step()
+                    if read:
+                        loss.item()
+        steps = [{"wait_ms": 0.0, "compute_ms": 0.0, "ops": 0, "reads": 0} for _ in range(3)]
+        for event in prof.events():
+            top, node = None, event
+            while node is not None:
+                top = node if node.name.startswith("compute ") else top
+                node = node.cpu_parent
+            if top is None:
+                continue
+            step = steps[int(top.name.split()[1])]
+            if event is top:
+                step["compute_ms"] += event.cpu_time_total / 1000
+            else:
+                step["ops"] += event.name.startswith("aten::")
+                step["reads"] += event.name == "aten::_local_scalar_dense"
+        return steps
+
+    assert "sync" in diagnose_profile(records(read=True))
+    assert "sync" not in diagnose_profile(records(read=False))

@@ -1,5 +1,11 @@
 # Corpus: each exercise delegated to the companion under another name: nothing earned, flagged.
 # review: called the companion's reference
+# %% ch07_diagnose_profile points=0 feedback="not delegated to the companion"
+from companion import debug as _profiling
+
+
+def diagnose_profile(records):
+    return _profiling.diagnose_profile(records)
 # %% ch07_amp_step points=0 feedback="not delegated to the companion"
 from companion.amp import amp_step as _step
 
