@@ -1,6 +1,6 @@
 # Corpus: training right, but the validation loss is the plain mean of the batch losses (the
 # short last validation batch counts as much as the others).
-# %% ch06_train_and_validate points=0 feedback="val_loss differs from the reference"
+# %% ch06_train_and_validate points=0 feedback="val_loss is the plain mean"
 def train_and_validate(model, train_loader, val_loader, optimizer, loss_fn, device):
     model.train()
     running, count = 0.0, 0

@@ -1,5 +1,5 @@
-# Corpus: training fixed, validation left as in leaky_epoch (no no_grad, graph-carrying outputs
-# kept in a list); numbers returned as floats, so the visible test passes.
+# Corpus: training fixed, validation without no_grad and its graph-carrying outputs
+# kept in a list; numbers returned as floats, so the visible test passes.
 # %% ch06_train_and_validate points=0 feedback="pile up during validation"
 def train_and_validate(model, train_loader, val_loader, optimizer, loss_fn, device):
     model.train()
