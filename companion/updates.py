@@ -1,7 +1,8 @@
 """Weight updates written by hand: an accumulated step, and an exponential moving average.
 
 ``accumulation_step`` takes one optimizer step over several micro-batches that equals one step on
-their union (the way to train with a batch that does not fit in memory); ``ema_update`` keeps an
+their union, whatever the loss reduces by (the way to train with a batch that does not fit in
+memory); ``ema_update`` keeps an
 exponential moving average of a model's weights without autograd ever seeing it.
 """
 
@@ -25,12 +26,24 @@ def accumulation_step(
 ) -> float:
     """Take one optimizer step over ``micro_batches``, equal to one step on all of them at once.
 
-    Each micro-batch has its own forward and backward pass, so only one micro-batch's
-    activations are held at a time. Each micro-batch's mean loss is weighted by its share of the
-    samples, so the gradients add up to the gradient of the mean loss over the union, even when
-    the micro-batches differ in size (dividing by their number is only right when all are the
-    same size). Gradients left from before the call are cleared first; afterwards every
-    parameter's ``.grad`` holds the union's gradient, ready to inspect or clip.
+    "All of them at once" is the large batch made by concatenating the micro-batches, with
+    ``loss_fn`` applied to the whole of it. Each micro-batch has its own forward and backward
+    pass, so only one micro-batch's activations are held at a time, and its loss is weighted so
+    that the gradients add up to the large batch's, even when the micro-batches differ in size:
+
+    - ``reduction="sum"``: the large batch's loss is the sum of the micro-batches' sums, so each
+      counts as it is.
+    - ``reduction="mean"``: a mean divides by what counts, and each micro-batch is weighted by
+      its share of that. What counts is every element of the targets, except those equal to
+      ``loss_fn.ignore_index`` (``nn.CrossEntropyLoss`` and ``nn.NLLLoss``: padding, -100 by
+      default); with class weights (``weight=``), each counted target counts its class's weight.
+      Weighting by the number of rows is wrong as soon as the micro-batches hold different
+      amounts of padding, and dividing by the number of micro-batches as soon as they differ in
+      size.
+
+    Gradients left from before the call are cleared first; afterwards every parameter's
+    ``.grad`` holds the large batch's gradient, ready to inspect or clip. A micro-batch in which
+    no target counts adds nothing to a mean and is skipped (its mean loss would be NaN).
 
     The equality holds for models that treat samples independently. Batch norm in train mode
     normalizes each micro-batch with its own statistics, so it breaks it; so does dropout,
@@ -39,49 +52,60 @@ def accumulation_step(
     Args:
         model: the model, on the device the batches are on.
         optimizer: an optimizer over ``model``'s parameters.
-        loss_fn: the mean loss of a batch, e.g. ``nn.CrossEntropyLoss()``
-            (``reduction="mean"``, averaging over the first dimension).
-        micro_batches: ``(inputs, targets)`` pairs; the number of samples in each is the size of
-            the targets' first dimension.
+        loss_fn: a loss module with ``reduction`` ``"mean"`` or ``"sum"``, e.g.
+            ``nn.CrossEntropyLoss(ignore_index=-100)`` or ``nn.MSELoss(reduction="sum")``; a plain
+            function is taken to average over every element of the targets.
+        micro_batches: ``(inputs, targets)`` pairs.
 
     Returns:
-        The mean loss per sample over all micro-batches (the union's loss), as a Python float.
+        The large batch's loss (``loss_fn`` on all micro-batches at once), as a Python float.
 
     Raises:
-        ValueError: if ``micro_batches`` is empty or holds an empty batch, or ``loss_fn`` does
-            not average (``reduction`` other than ``"mean"``).
+        ValueError: if ``micro_batches`` is empty or holds an empty batch, ``loss_fn``'s
+            ``reduction`` is neither ``"mean"`` nor ``"sum"``, or no target counts at all.
         TypeError: if an item of ``micro_batches`` is not an ``(inputs, targets)`` pair of
             tensors.
 
     Example:
-        >>> model = nn.Linear(3, 1)
+        >>> model = nn.Linear(3, 4)
         >>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-        >>> x, y = torch.randn(10, 3), torch.randn(10, 1)
-        >>> loss = accumulation_step(model, optimizer, nn.MSELoss(), [(x[:6], y[:6]), (x[6:], y[6:])])
+        >>> x, y = torch.randn(10, 3), torch.tensor([0, 1, -100, 3, 2, -100, -100, 1, 0, 2])
+        >>> loss = accumulation_step(
+        ...     model, optimizer, nn.CrossEntropyLoss(), [(x[:6], y[:6]), (x[6:], y[6:])]
+        ... )
     """
     batches = list(micro_batches)
     if not batches:
         raise ValueError("micro_batches is empty: give at least one (inputs, targets) pair")
     reduction = getattr(loss_fn, "reduction", "mean")
-    if reduction != "mean":
+    if reduction not in ("mean", "sum"):
         raise ValueError(
-            f"loss_fn must average over the batch (reduction='mean'), got reduction={reduction!r}"
+            f"loss_fn must reduce the batch to one number (reduction='mean' or 'sum'), got "
+            f"reduction={reduction!r}"
         )
-    counts = [_samples(batch, index) for index, batch in enumerate(batches)]
+    counts = [_counted(loss_fn, _targets(batch, index)) for index, batch in enumerate(batches)]
     total = sum(counts)
+    if reduction == "mean" and total == 0:
+        raise ValueError(
+            "no target counts in any micro-batch (all equal loss_fn.ignore_index, or weigh 0): "
+            "the large batch's mean loss is undefined"
+        )
     optimizer.zero_grad(set_to_none=True)  # nothing from before this call may leak in
-    loss_sum = 0.0
+    large_loss = 0.0
     for (inputs, targets), count in zip(batches, counts):
+        if reduction == "mean" and count == 0:
+            continue  # nothing counts here: its mean is 0/0, and its share of the mean is 0
         loss = loss_fn(model(inputs), targets)
-        # mean over `count` samples, weighted count/total: the sum over the micro-batches is the
-        # mean over all `total` samples, whose gradient one large batch would give
-        (loss * (count / total)).backward()  # frees this micro-batch's graph
-        loss_sum += loss.item() * count
+        # a sum adds up as it is; a mean over `count` counted elements, weighted count/total,
+        # adds up to the mean over all `total` of them, whose gradient one large batch gives
+        share = 1.0 if reduction == "sum" else count / total
+        (loss * share).backward()  # frees this micro-batch's graph
+        large_loss += loss.item() * share
     optimizer.step()
-    return loss_sum / total
+    return large_loss
 
 
-def _samples(batch, index: int) -> int:
+def _targets(batch, index: int) -> torch.Tensor:
     if not (isinstance(batch, (tuple, list)) and len(batch) == 2):
         what = type(batch).__name__
         if isinstance(batch, (tuple, list)):
@@ -95,7 +119,19 @@ def _samples(batch, index: int) -> int:
         )
     if targets.shape[0] == 0:
         raise ValueError(f"micro_batches[{index}] is empty (0 samples)")
-    return targets.shape[0]
+    return targets
+
+
+def _counted(loss_fn, targets: torch.Tensor) -> float:
+    """What a mean over ``targets`` divides by (any constant factor cancels out in the shares)."""
+    ignore_index = getattr(loss_fn, "ignore_index", None)
+    if ignore_index is None or targets.is_floating_point():
+        return float(targets.numel())  # class probabilities or regression: every element counts
+    kept = targets[targets != ignore_index]
+    weight = getattr(loss_fn, "weight", None)
+    if weight is None:
+        return float(kept.numel())
+    return float(weight.detach()[kept].sum().item())
 
 
 @torch.no_grad()

@@ -90,6 +90,78 @@ def test_one_backward_per_micro_batch():
     assert len(backwards) == 3, "each micro-batch has its own backward pass"
 
 
+def _padded(seed: int, n: int, pad: int, first: int):
+    """A classification problem whose first micro-batch (`first` rows) is mostly padding."""
+    model, inputs, targets = _problem(seed, n)
+    targets[: first - 1] = pad  # one counted target left in the first micro-batch
+    targets[-1] = pad
+    return model, inputs, targets
+
+
+@pytest.mark.parametrize(
+    ("loss_fn", "pad", "sizes"),
+    [
+        (nn.CrossEntropyLoss(), -100, [6, 2, 8]),  # the default ignore_index
+        (nn.CrossEntropyLoss(ignore_index=0, label_smoothing=0.1), 0, [3, 9, 4]),
+        (nn.CrossEntropyLoss(weight=torch.tensor([0.5, 2.0, 1.0]), ignore_index=7), 7, [5, 11]),
+        (nn.CrossEntropyLoss(reduction="sum"), -100, [6, 2, 8]),
+    ],
+    ids=["padding", "ignore-0-smoothing", "class-weights", "sum"],
+)
+def test_padded_targets_weigh_by_what_counts(loss_fn, pad, sizes):
+    large, inputs, targets = _padded(3, 16, pad, first=sizes[0])
+    small = copy.deepcopy(large)
+    opt_large = torch.optim.SGD(large.parameters(), lr=0.5, momentum=0.9)
+    opt_small = torch.optim.SGD(small.parameters(), lr=0.5, momentum=0.9)
+    for step in range(2):
+        shifted = inputs + step
+        want = _large_step(large, opt_large, loss_fn, shifted, targets)
+        got = accumulation_step(small, opt_small, loss_fn, _split(shifted, targets, sizes))
+        assert got == pytest.approx(want, rel=1e-5)
+        for a, b in zip(small.parameters(), large.parameters()):
+            assert_close(a.grad, b.grad)
+            assert_close(a, b)
+
+
+def test_sum_reduction_adds_the_micro_batches_as_they_are():
+    large, inputs, _ = _problem(4, 12)
+    targets = torch.randn(12, 3, generator=torch.Generator().manual_seed(4))
+    small = copy.deepcopy(large)
+    loss_fn = nn.MSELoss(reduction="sum")
+    want = _large_step(
+        large, torch.optim.SGD(large.parameters(), lr=0.01), loss_fn, inputs, targets
+    )
+    got = accumulation_step(
+        small,
+        torch.optim.SGD(small.parameters(), lr=0.01),
+        loss_fn,
+        _split(inputs, targets, [2, 7, 3]),
+    )
+    assert got == pytest.approx(want, rel=1e-5)
+    for a, b in zip(small.parameters(), large.parameters()):
+        assert_close(a, b)
+
+
+def test_a_micro_batch_of_padding_only_is_skipped():
+    large, inputs, targets = _problem(5, 10)
+    targets[4:7] = -100  # the second micro-batch is all padding: its mean would be NaN
+    small = copy.deepcopy(large)
+    forwards = []
+    small.register_forward_hook(lambda module, args, out: forwards.append(args[0].shape[0]))
+    loss_fn = nn.CrossEntropyLoss()
+    want = _large_step(large, torch.optim.SGD(large.parameters(), lr=0.5), loss_fn, inputs, targets)
+    got = accumulation_step(
+        small,
+        torch.optim.SGD(small.parameters(), lr=0.5),
+        loss_fn,
+        _split(inputs, targets, [4, 3, 3]),
+    )
+    assert forwards == [4, 3]
+    assert got == pytest.approx(want, rel=1e-5)
+    for a, b in zip(small.parameters(), large.parameters()):
+        assert_close(a, b)
+
+
 def test_batch_norm_breaks_the_equality():
     # Documented: each micro-batch is normalised with its own statistics.
     torch.manual_seed(0)
@@ -108,8 +180,10 @@ def test_batch_norm_breaks_the_equality():
     ("micro_batches", "loss_fn", "error", "words"),
     [
         ([], nn.MSELoss(), ValueError, r"micro_batches is empty"),
-        ([(torch.ones(2, 5), torch.ones(2, 3))], nn.MSELoss(reduction="sum"), ValueError,
-         r"reduction='mean'\), got reduction='sum'"),
+        ([(torch.ones(2, 5), torch.ones(2, 3))], nn.MSELoss(reduction="none"), ValueError,
+         r"reduction='mean' or 'sum'\), got reduction='none'"),
+        ([(torch.ones(2, 5), torch.full((2,), -100))], nn.CrossEntropyLoss(), ValueError,
+         r"no target counts"),
         ([torch.ones(2, 5)], nn.MSELoss(), TypeError,
          r"micro_batches\[0\] must be an \(inputs, targets\) pair, got Tensor"),
         ([(torch.ones(2, 5), torch.ones(2, 3), 1)], nn.MSELoss(), TypeError, r"tuple of length 3"),
