@@ -9,15 +9,24 @@ def as_float32(array: np.ndarray, device: torch.device | str) -> torch.Tensor:
     return torch.as_tensor(array, dtype=torch.float32, device=device)
 # %% ch03_accumulation_step points=4 feedback=passed
 def accumulation_step(model, optimizer, loss_fn, micro_batches):
-    n_total = sum(len(targets) for _, targets in micro_batches)
+    ignored = getattr(loss_fn, "ignore_index", None)  # MSELoss has none
+
+    def n_counted(targets):
+        if ignored is None:
+            return targets.numel()
+        return (targets != ignored).sum().item()
+
+    n_total = sum(n_counted(targets) for _, targets in micro_batches)
     optimizer.zero_grad()
     running = 0.0
     for inputs, targets in micro_batches:
         loss = loss_fn(model(inputs), targets)
-        (loss * len(targets) / n_total).backward()
-        running += loss.item() * len(targets)
+        if loss_fn.reduction == "mean":
+            loss = loss * n_counted(targets) / n_total
+        loss.backward()
+        running += loss.item()
     optimizer.step()
-    return running / n_total
+    return running
 # %% ch03_ema_update points=3 feedback=passed
 @torch.no_grad()
 def ema_update(ema_model, model, decay):

@@ -15,16 +15,22 @@ def as_float32(array, device):
     return tensor
 # %% ch03_accumulation_step points=4 feedback=passed
 def accumulation_step(model, optimizer, loss_fn, micro_batches):
-    sizes = [len(t) for _, t in micro_batches]
-    total = sum(sizes)
+    if loss_fn.reduction == "sum":
+        weights = [1.0] * len(micro_batches)
+    elif isinstance(loss_fn, nn.CrossEntropyLoss):
+        kept = [int(torch.count_nonzero(t != loss_fn.ignore_index)) for _, t in micro_batches]
+        weights = [n / sum(kept) for n in kept]
+    else:  # MSELoss: every element of the targets counts
+        sizes = [t.numel() for _, t in micro_batches]
+        weights = [n / sum(sizes) for n in sizes]
     model.zero_grad()
     losses = []
-    for (inputs, targets), size in zip(micro_batches, sizes):
+    for (inputs, targets), weight in zip(micro_batches, weights):
         loss = loss_fn(model(inputs), targets)
-        loss.backward(gradient=torch.tensor(size / total))  # d(weighted loss) = weight * d(loss)
+        loss.backward(gradient=torch.tensor(weight))  # d(weighted loss) = weight * d(loss)
         losses.append(loss.item())
     optimizer.step()
-    return float(sum(l * s for l, s in zip(losses, sizes)) / total)
+    return float(sum(l * w for l, w in zip(losses, weights)))
 # %% ch03_ema_update points=3 feedback=passed
 def ema_update(ema_model, model, decay):
     ema_params = list(ema_model.parameters())

@@ -10,19 +10,25 @@ def as_float32(array, device):
 # %% ch03_accumulation_step points=4 feedback=passed
 def accumulation_step(model, optimizer, loss_fn, micro_batches):
     optimizer.zero_grad(set_to_none=True)
-    weighted = []
+    pad = getattr(loss_fn, "ignore_index", None)
+    summed = []
     count = 0
     for x, y in micro_batches:
-        loss = loss_fn(model(x), y) * y.shape[0]  # a sum over the micro-batch
+        n = y.numel() if pad is None else int(np.sum(y.cpu().numpy() != pad))
+        loss = loss_fn(model(x), y)
+        if loss_fn.reduction == "mean":
+            loss = loss * n  # back to a sum over this micro-batch's counted targets
         loss.backward()
-        weighted.append(loss.detach())
-        count += y.shape[0]
-    with torch.no_grad():
-        for p in model.parameters():
-            if p.grad is not None:
-                p.grad /= count  # the sum of all samples' gradients, divided once
+        summed.append(loss.detach())
+        count += n
+    if loss_fn.reduction == "mean":
+        with torch.no_grad():
+            for p in model.parameters():
+                if p.grad is not None:
+                    p.grad /= count  # the sum of all counted targets' gradients, divided once
     optimizer.step()
-    return torch.stack(weighted).sum().item() / count
+    total = torch.stack(summed).sum().item()
+    return total / count if loss_fn.reduction == "mean" else total
 # %% ch03_ema_update points=3 feedback=passed
 def ema_update(ema_model, model, decay):
     names = {name for name, _ in model.named_parameters()}
