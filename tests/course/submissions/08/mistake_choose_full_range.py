@@ -1,6 +1,8 @@
-# Corpus: choose_quantization that quantizes with the full 8 bits (reduce_range left out): not the
-# docstring's candidates, so their sizes or accuracies differ from the grader's, and only that is named.
-# %% ch08_choose_quantization points=0 feedback="reduce_range=True"
+# Corpus: choose_quantization that measures float and int8 versions with weights in the full 8 bits
+# (reduce_range left out) and ships the smallest within the budget: on a CPU without VNNI they
+# saturate, and where 8 bits lose accuracy a 7-bit version of the same size fits: named as made
+# with other settings.
+# %% ch08_choose_quantization points=0 feedback="made with other settings"
 def choose_quantization(onnx_path, out_path, loader, max_accuracy_drop):
     from onnxruntime.quantization import QuantType, quantize_dynamic
 

@@ -1,6 +1,6 @@
 # Corpus: choose_quantization that weighs int8_all against float only: when quantizing
-# everything breaks the budget, the float file ships though int8_matmul fits.
-# %% ch08_choose_quantization points=0 feedback="int8_matmul stays within it"
+# everything breaks the budget, the float file ships though the int8_matmul file it measured fits.
+# %% ch08_choose_quantization points=0 feedback="you measured it within the budget"
 def choose_quantization(onnx_path, out_path, loader, max_accuracy_drop):
     from onnxruntime.quantization import QuantType, quantize_dynamic
 

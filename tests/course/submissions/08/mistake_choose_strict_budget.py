@@ -1,5 +1,5 @@
 # Corpus: choose_quantization with a strict inequality: a drop equal to the budget (here 0,
-# with no candidate classifying differently) is refused.
+# on labels the 7-bit files lose nothing on) is refused.
 # %% ch08_choose_quantization points=0 feedback="a drop equal to the budget"
 def choose_quantization(onnx_path, out_path, loader, max_accuracy_drop):
     from onnxruntime.quantization import QuantType, quantize_dynamic
