@@ -161,8 +161,9 @@ def clip_and_step(
     that is measured and clipped is the norm of the true gradients: ``scaler.unscale_`` divides
     them by the scale first (they are otherwise ``scale`` times too large, and the clip would
     shrink them by that factor). The step then goes through the scaler, which skips it when a
-    gradient is inf or NaN, and the scale is updated. Without a scaler: clip, then
-    ``optimizer.step()``.
+    gradient is inf or NaN, and the scale is updated. Without a scaler nothing skips such a step
+    for you (``optimizer.step()`` would write inf or NaN into the weights): the step is taken only
+    when the measured norm is finite.
 
     Args:
         model: the model whose parameters' ``.grad`` hold the (scaled) gradients.
@@ -172,7 +173,7 @@ def clip_and_step(
 
     Returns:
         The total norm of the true gradients before clipping, as a Python float (inf or NaN
-        when they overflowed and the step was skipped).
+        when a gradient held inf or NaN and the step was skipped, with a scaler or without).
 
     Raises:
         TypeError: ``scaler`` is neither a GradScaler nor None, or ``max_norm`` is not a number.
@@ -194,7 +195,8 @@ def clip_and_step(
         scaler.unscale_(optimizer)  # the true gradients, so that max_norm means what it says
     norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
     if scaler is None:
-        optimizer.step()
+        if torch.isfinite(norm):  # no scaler checks the gradients here: an inf one would stick
+            optimizer.step()
     else:
         scaler.step(optimizer)  # already unscaled: steps unless a gradient is inf/NaN
         scaler.update()

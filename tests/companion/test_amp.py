@@ -194,6 +194,21 @@ def test_clip_and_step_without_a_scaler_clips_then_steps():
     assert moved.norm().item() == pytest.approx(1e-3, rel=1e-3)  # lr * max_norm
 
 
+def test_clip_and_step_without_a_scaler_skips_non_finite_gradients():
+    from companion import clip_and_step
+
+    model = _model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x, y = _batch()
+    _scaled_backward(model, None, x, y)
+    model[0].weight.grad[0, 0] = float("nan")
+    before = [p.detach().clone() for p in model.parameters()]
+    norm = clip_and_step(model, optimizer, None, 1.0)
+    assert norm != norm  # NaN
+    assert all(torch.equal(a, p) for a, p in zip(before, model.parameters()))
+    assert optimizer.state_dict()["state"] == {}  # no momentum started from the bad step
+
+
 @pytest.mark.parametrize(
     ("max_norm", "error"), [(0.0, ValueError), (-1, ValueError), ("1", TypeError)]
 )

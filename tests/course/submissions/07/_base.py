@@ -32,7 +32,8 @@ def amp_step(model, optimizer, loss_fn, inputs, targets, scaler, device_type, dt
 def clip_and_step(model, optimizer, scaler, max_norm):
     if scaler is None:
         total = nn.utils.clip_grad_norm_(model.parameters(), max_norm)
-        optimizer.step()
+        if total.isfinite():  # no scaler to skip a step with inf/NaN gradients
+            optimizer.step()
         return total.item()
     scaler.unscale_(optimizer)
     total = nn.utils.clip_grad_norm_(model.parameters(), max_norm)

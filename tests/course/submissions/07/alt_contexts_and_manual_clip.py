@@ -28,7 +28,7 @@ def clip_and_step(model, optimizer, scaler, max_norm):
     if scaler is not None:
         scaler.step(optimizer)
         scaler.update()
-    else:
+    elif all(torch.isfinite(g).all() for g in grads):
         optimizer.step()
     return norm.item()
 # %% ch07_train_epoch_amp points=4 feedback=passed

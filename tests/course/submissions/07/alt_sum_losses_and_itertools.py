@@ -17,7 +17,7 @@ def clip_and_step(model, optimizer, scaler, max_norm):
     if scaler is not None:
         scaler.unscale_(optimizer)
     norm = torch.nn.utils.clip_grad_norm_(params, max_norm=max_norm, norm_type=2.0)
-    (scaler.step if scaler is not None else lambda opt: opt.step())(optimizer)
+    (scaler.step if scaler is not None else lambda opt: math.isfinite(norm) and opt.step())(optimizer)
     if scaler is not None:
         scaler.update()
     return norm.item()
