@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 __all__ = ["ResidualBlock", "Standardize", "WithFeatures"]
 
 
 class ResidualBlock(nn.Module):
-    """A basic residual block: ``relu(branch(x) + shortcut(x))``.
+    """A residual block that starts as the identity: ``branch(x) + shortcut(x)``.
 
     ``branch`` is conv3x3 (with ``stride``) -> batch norm -> ReLU -> conv3x3 -> batch norm, the
-    convolutions without bias (each batch norm has its own shift). ``shortcut`` is
+    convolutions without bias (each batch norm has its own shift). The last batch norm's scale
+    starts at zero, so a new block adds nothing to its shortcut: where the input already has the
+    output's shape, the block is the identity (its output and its gradient, in train and eval
+    mode), and a stack of any depth starts as the identity and learns from there; no ReLU
+    follows the sum, which would cut the negative half of ``x``. ``shortcut`` is
     ``nn.Identity()`` where the input already has the output's shape, and a projection (a 1x1
     convolution with ``stride``, then batch norm) where channels or resolution change.
 
@@ -22,9 +25,13 @@ class ResidualBlock(nn.Module):
         out_channels: output channels (default: ``in_channels``).
         stride: 1 keeps height and width, 2 halves them (rounding up).
 
+    Raises:
+        ValueError: if a channel count or the stride is not a positive int.
+
     Example:
-        >>> tuple(ResidualBlock(4)(torch.randn(2, 4, 6, 6)).shape)
-        (2, 4, 6, 6)
+        >>> x = torch.randn(2, 4, 6, 6)
+        >>> torch.equal(ResidualBlock(4)(x), x)  # a new block that keeps the shape
+        True
         >>> tuple(ResidualBlock(4, 8, stride=2)(torch.randn(2, 4, 7, 7)).shape)
         (2, 8, 4, 4)
     """
@@ -46,6 +53,9 @@ class ResidualBlock(nn.Module):
             nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False),
             nn.BatchNorm2d(out_channels),
         )
+        # A zero scale makes the branch's output zero in train and eval mode alike (batch norm's
+        # shift starts at zero), and the scale's own gradient is not zero: it learns at once.
+        nn.init.zeros_(self.branch[-1].weight)
         if in_channels == out_channels and stride == 1:
             self.shortcut: nn.Module = nn.Identity()
         else:
@@ -55,7 +65,7 @@ class ResidualBlock(nn.Module):
             )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return F.relu(self.branch(x) + self.shortcut(x))
+        return self.branch(x) + self.shortcut(x)
 
 
 class WithFeatures(nn.Module):

@@ -1,4 +1,4 @@
-"""Tests for companion.blocks.Standardize (ResidualBlock and WithFeatures: test_notebook.py)."""
+"""Tests for companion.blocks.ResidualBlock and Standardize (WithFeatures: test_notebook.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,51 @@ import pytest
 import torch
 from torch import nn
 
-from companion.blocks import Standardize
+from companion.blocks import ResidualBlock, Standardize
+
+
+def test_residual_block_starts_as_the_identity_in_both_modes():
+    x = torch.randn(3, 4, 5, 7)
+    for training in (True, False):
+        block = ResidualBlock(4).train(training)
+        assert [n for n, _ in block.named_children()] == ["branch", "shortcut"]
+        assert isinstance(block.shortcut, nn.Identity)  # nothing to learn where shapes match
+        xg = x.clone().requires_grad_(True)
+        out = block(xg)
+        torch.testing.assert_close(out, x)  # negative entries too: no ReLU after the sum
+        weights = torch.randn_like(out)
+        (out * weights).sum().backward()
+        torch.testing.assert_close(xg.grad, weights)  # the gradient passes back unchanged
+    with pytest.raises(ValueError, match="in_channels must be a positive int, got 0"):
+        ResidualBlock(0)
+
+
+def test_residual_block_learns_from_the_identity():
+    torch.manual_seed(0)
+    block = ResidualBlock(4).train()
+    x, target = torch.randn(3, 4, 5, 7), torch.randn(3, 4, 5, 7)
+    optimizer = torch.optim.SGD(block.parameters(), lr=0.1)
+    moved = set()
+    for _ in range(2):
+        optimizer.zero_grad()
+        nn.functional.mse_loss(block(x), target).backward()
+        moved |= {n for n, p in block.named_parameters() if p.grad.abs().sum() > 0}
+        optimizer.step()
+    assert moved == {n for n, _ in block.named_parameters()}  # nothing stuck at zero
+    assert not torch.allclose(block(x), x)
+
+
+def test_residual_block_projects_where_the_shape_changes():
+    for out_channels, stride in ((6, 1), (3, 2), (6, 2), (2, 2)):
+        block = ResidualBlock(3, out_channels, stride=stride).eval()
+        x = torch.randn(2, 3, 5, 7, requires_grad=True)
+        out = block(x)
+        assert out.shape == (2, out_channels, -(-5 // stride), -(-7 // stride))
+        shortcut_params = sum(p.numel() for p in block.shortcut.parameters())
+        assert shortcut_params == 3 * out_channels + 2 * out_channels  # 1x1 weights, norm's two
+        torch.testing.assert_close(out, block.shortcut(x))  # a new branch adds nothing
+        out.sum().backward()
+        assert x.grad.abs().sum() > 0  # the gradient reaches x through the projection
 
 
 def test_forward_standardizes_each_channel():

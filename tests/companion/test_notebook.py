@@ -88,36 +88,6 @@ def test_yours_or_reference_keeps_other_errors_and_works_for_classes():
         yours_or_reference(None, abs)
 
 
-def test_residual_block_keeps_shape_and_adds_its_input():
-    block = companion.ResidualBlock(3)
-    x = torch.randn(2, 3, 5, 7)
-    assert block(x).shape == x.shape
-    assert [n for n, _ in block.named_children()] == ["branch", "shortcut"]
-    assert isinstance(block.shortcut, torch.nn.Identity)  # nothing to learn where shapes match
-    with torch.no_grad():
-        for p in block.branch.parameters():
-            p.zero_()
-    block.eval()
-    torch.testing.assert_close(block(x), torch.relu(x))  # branch(x) == 0: only the skip is left
-    with pytest.raises(ValueError, match="in_channels must be a positive int, got 0"):
-        companion.ResidualBlock(0)
-
-
-def test_residual_block_projects_where_the_shape_changes():
-    for out_channels, stride in ((6, 1), (3, 2), (6, 2)):
-        block = companion.ResidualBlock(3, out_channels, stride=stride).eval()
-        x = torch.randn(2, 3, 5, 7, requires_grad=True)
-        out = block(x)
-        assert out.shape == (2, out_channels, -(-5 // stride), -(-7 // stride))
-        assert sum(p.numel() for p in block.shortcut.parameters()) > 0
-        with torch.no_grad():
-            for p in block.branch.parameters():
-                p.zero_()
-        torch.testing.assert_close(block(x), torch.relu(block.shortcut(x)))
-        block(x).sum().backward()
-        assert x.grad.abs().sum() > 0  # the gradient reaches x through the projection
-
-
 @pytest.mark.requires_torchvision
 def test_with_features_adds_a_head_and_returns_an_inner_layer_once():
     from torchvision.models import resnet18

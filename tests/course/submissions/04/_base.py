@@ -1,14 +1,16 @@
 # Corpus: a learner's correct answers, written from the docstrings (the base of every other file).
-# %% ch04_residual_block points=2 feedback=passed
+# %% ch04_residual_block points=3 feedback=passed
 class ResidualBlock(nn.Module):
     def __init__(self, in_channels: int, out_channels: int, stride: int = 1) -> None:
         super().__init__()
+        last_norm = nn.BatchNorm2d(out_channels)
+        nn.init.constant_(last_norm.weight, 0.0)  # the branch adds nothing until it learns to
         self.branch = nn.Sequential(
             nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1, bias=False),
             nn.BatchNorm2d(out_channels),
             nn.ReLU(),
             nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False),
-            nn.BatchNorm2d(out_channels),
+            last_norm,
         )
         if stride != 1 or in_channels != out_channels:
             self.shortcut = nn.Sequential(
@@ -21,7 +23,7 @@ class ResidualBlock(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         identity = self.shortcut(x)
         y = self.branch(x)
-        return torch.relu(y + identity)
+        return y + identity
 # %% ch04_train_one_epoch points=3 feedback=passed
 def train_one_epoch(model, loader, optimizer, loss_fn, device):
     model.train()

@@ -1,8 +1,9 @@
-# Corpus: a third correct style: a helper for the conv + batch norm pairs, zero_grad after each
-# step, a tensor running total, the epoch stored as a tensor, the wrapping read from the keys'
-# common prefix and PyTorch's strict load naming what does not fit; evaluate keeps every
-# module's mode in a context manager.
-# %% ch04_residual_block points=2 feedback=passed
+# Corpus: a third correct style: a helper for the conv + batch norm pairs and a learned gain on
+# the branch that starts at 0 (the block starts as the identity, and the gain learns first),
+# zero_grad after each step, a tensor running total, the epoch stored as a tensor, the wrapping
+# read from the keys' common prefix and PyTorch's strict load naming what does not fit;
+# evaluate keeps every module's mode in a context manager.
+# %% ch04_residual_block points=3 feedback=passed
 def _conv_bn(cin, cout, kernel, stride=1):
     return [nn.Conv2d(cin, cout, kernel, stride=stride, padding=kernel // 2, bias=False),
             nn.BatchNorm2d(cout)]
@@ -13,12 +14,13 @@ class ResidualBlock(nn.Module):
         super().__init__()
         self.branch = nn.Sequential(*_conv_bn(in_channels, out_channels, 3, stride), nn.ReLU(),
                                     *_conv_bn(out_channels, out_channels, 3))
+        self.gain = nn.Parameter(torch.zeros(()))  # one learned scale on the branch, from 0
         same = (in_channels, stride) == (out_channels, 1)
         self.shortcut = nn.Identity() if same else nn.Sequential(
             *_conv_bn(in_channels, out_channels, 1, stride))
 
     def forward(self, x):
-        return F.relu(self.branch(x) + self.shortcut(x))
+        return self.shortcut(x) + self.gain * self.branch(x)
 # %% ch04_train_one_epoch points=3 feedback=passed
 def train_one_epoch(model, loader, optimizer, loss_fn, device):
     model.train()

@@ -1,7 +1,8 @@
-# Corpus: other correct styles: NumPy averages (np.float64 results), a torchvision-style block with
-# an in-place ReLU module and an empty nn.Sequential as identity, an atomic save, a regular
-# expression for the wrapper prefixes and load_state_dict(strict=False)'s report as an error.
-# %% ch04_residual_block points=2 feedback=passed
+# Corpus: other correct styles: NumPy averages (np.float64 results), a torchvision-style block
+# (zero_init_residual: its last batch norm's scale zeroed, an in-place ReLU module, an empty
+# nn.Sequential as identity, an in-place sum), an atomic save, a regular expression for the
+# wrapper prefixes and load_state_dict(strict=False)'s report as an error.
+# %% ch04_residual_block points=3 feedback=passed
 class _Branch(nn.Module):
     def __init__(self, cin, cout, stride):
         super().__init__()
@@ -10,6 +11,7 @@ class _Branch(nn.Module):
         self.relu = nn.ReLU(inplace=True)
         self.conv2 = nn.Conv2d(cout, cout, kernel_size=3, stride=1, padding=1, bias=False)
         self.bn2 = nn.BatchNorm2d(cout)
+        nn.init.zeros_(self.bn2.weight)  # torchvision's zero_init_residual
 
     def forward(self, x):
         return self.bn2(self.conv2(self.relu(self.bn1(self.conv1(x)))))
@@ -23,12 +25,11 @@ class ResidualBlock(nn.Module):
         if stride != 1 or in_channels != out_channels:
             self.shortcut.append(nn.Conv2d(in_channels, out_channels, 1, stride, bias=False))
             self.shortcut.append(nn.BatchNorm2d(out_channels))
-        self.relu = nn.ReLU(inplace=True)
 
     def forward(self, x):
         out = self.branch(x)
         out += self.shortcut(x)
-        return self.relu(out)
+        return out
 # %% ch04_train_one_epoch points=3 feedback=passed
 def train_one_epoch(model, loader, optimizer, loss_fn, device):
     model.train()

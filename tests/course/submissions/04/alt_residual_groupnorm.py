@@ -1,19 +1,28 @@
-# Corpus: another correct block: GroupNorm (a choice that suits small batches), convolutions with
-# their default bias, no ReLU inside the branch, and a projection that is a plain 1x1 convolution.
-# %% ch04_residual_block points=2 feedback=passed
+# Corpus: another correct block: pre-activation (GroupNorm and ReLU before each convolution, so
+# nothing follows the sum), the last convolution's weight and bias zeroed, and a shortcut that
+# averages 2x2 windows (ceil_mode, for odd sizes) and adds a 1x1 convolution only where the
+# channels change.
+# %% ch04_residual_block points=3 feedback=passed
 class ResidualBlock(nn.Module):
-    def __init__(self, in_channels: int, out_channels: int, stride: int = 1) -> None:
-        super().__init__()
-        self.branch = nn.Sequential(
-            nn.Conv2d(in_channels, out_channels, 3, stride, 1),
-            nn.GroupNorm(1, out_channels),
-            nn.Conv2d(out_channels, out_channels, 3, 1, 1),
-            nn.GroupNorm(1, out_channels),
-        )
-        needs_projection = in_channels != out_channels or stride > 1
-        self.shortcut = (
-            nn.Conv2d(in_channels, out_channels, 1, stride) if needs_projection else nn.Identity()
-        )
+    """Pre-activation: normalise and activate first, so nothing follows the sum."""
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.relu(self.shortcut(x) + self.branch(x))
+    def __init__(self, in_channels, out_channels, stride=1):
+        super().__init__()
+        last = nn.Conv2d(out_channels, out_channels, 3, padding=1)
+        nn.init.zeros_(last.weight)
+        nn.init.zeros_(last.bias)
+        self.branch = nn.Sequential(
+            nn.GroupNorm(1, in_channels), nn.ReLU(),
+            nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1),
+            nn.GroupNorm(1, out_channels), nn.ReLU(),
+            last,
+        )
+        parts = []
+        if stride > 1:  # ceil_mode: 5 rows give 3, like the strided convolution
+            parts.append(nn.AvgPool2d(stride, ceil_mode=True))
+        if in_channels != out_channels:
+            parts.append(nn.Conv2d(in_channels, out_channels, 1, bias=False))
+        self.shortcut = nn.Sequential(*parts)
+
+    def forward(self, x):
+        return self.shortcut(x) + self.branch(x)

@@ -1,17 +1,27 @@
-# Corpus: the shortcut built but its output never added: the block is a plain two-layer stack.
-# %% ch04_residual_block points=0 feedback="added back"
+# Corpus: the shortcut built but its output never added: the block is a plain two-layer stack,
+# which starts at zero.
+# %% ch04_residual_block points=0 feedback="is x (the shortcut's output) added"
 class ResidualBlock(nn.Module):
-    def __init__(self, in_channels, out_channels, stride=1):
+    def __init__(self, in_channels: int, out_channels: int, stride: int = 1) -> None:
         super().__init__()
+        last_norm = nn.BatchNorm2d(out_channels)
+        nn.init.constant_(last_norm.weight, 0.0)  # the branch adds nothing until it learns to
         self.branch = nn.Sequential(
             nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1, bias=False),
-            nn.BatchNorm2d(out_channels), nn.ReLU(),
-            nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False),
             nn.BatchNorm2d(out_channels),
+            nn.ReLU(),
+            nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False),
+            last_norm,
         )
-        same = in_channels == out_channels and stride == 1
-        self.shortcut = nn.Identity() if same else nn.Conv2d(in_channels, out_channels, 1, stride)
+        if stride != 1 or in_channels != out_channels:
+            self.shortcut = nn.Sequential(
+                nn.Conv2d(in_channels, out_channels, 1, stride=stride, bias=False),
+                nn.BatchNorm2d(out_channels),
+            )
+        else:
+            self.shortcut = nn.Identity()
 
-    def forward(self, x):
-        identity = self.shortcut(x)  # built, then forgotten
-        return F.relu(self.branch(x))
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        identity = self.shortcut(x)
+        y = self.branch(x)
+        return y

@@ -1,19 +1,31 @@
-# Corpus: the last ReLU applied before the addition.
-# %% ch04_residual_block points=0 feedback="after the addition"
+# Corpus: the last ReLU applied to the branch before the addition: with the zeroed scale, the
+# ReLU sees exact zeros and passes no gradient back, so the branch never learns; no zero_grad
+# in train_one_epoch.
+# %% ch04_residual_block points=0 feedback="got no gradient at all"
 class ResidualBlock(nn.Module):
-    def __init__(self, in_channels, out_channels, stride=1):
+    def __init__(self, in_channels: int, out_channels: int, stride: int = 1) -> None:
         super().__init__()
+        last_norm = nn.BatchNorm2d(out_channels)
+        nn.init.constant_(last_norm.weight, 0.0)  # the branch adds nothing until it learns to
         self.branch = nn.Sequential(
             nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1, bias=False),
-            nn.BatchNorm2d(out_channels), nn.ReLU(),
+            nn.BatchNorm2d(out_channels),
+            nn.ReLU(),
             nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False),
-            nn.BatchNorm2d(out_channels), nn.ReLU(),
+            last_norm,
         )
-        same = in_channels == out_channels and stride == 1
-        self.shortcut = nn.Identity() if same else nn.Conv2d(in_channels, out_channels, 1, stride)
+        if stride != 1 or in_channels != out_channels:
+            self.shortcut = nn.Sequential(
+                nn.Conv2d(in_channels, out_channels, 1, stride=stride, bias=False),
+                nn.BatchNorm2d(out_channels),
+            )
+        else:
+            self.shortcut = nn.Identity()
 
-    def forward(self, x):
-        return self.shortcut(x) + self.branch(x)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        identity = self.shortcut(x)
+        y = self.branch(x)
+        return torch.relu(y) + identity
 # %% ch04_train_one_epoch points=0 feedback="zero_grad"
 def train_one_epoch(model, loader, optimizer, loss_fn, device):
     model.train()
