@@ -26,6 +26,11 @@ def freeze_for_finetuning(model: nn.Module, trainable: Sequence[str], lr: float)
     is replaced, so a later ``model.train()`` leaves it on its running statistics. The trainable
     part is left in training mode.
 
+    A second call on the same model starts over with the new names (gradual unfreezing:
+    ``["fc"]`` first, ``["layer4", "fc"]`` later): the replaced ``train`` of a BatchNorm layer
+    that the new names cover is removed again. The replacement is bound to its layer, so a
+    ``copy.deepcopy`` of the prepared model keeps its own layers frozen.
+
     Args:
         model: the pretrained model, changed in place.
         trainable: module names as ``model.named_modules()`` gives them, e.g. ``["layer4", "fc"]``.
@@ -45,6 +50,9 @@ def freeze_for_finetuning(model: nn.Module, trainable: Sequence[str], lr: float)
         ['2.weight', '2.bias']
         >>> model.train()[1].training
         False
+        >>> _ = freeze_for_finetuning(model, ["1", "2"], lr=0.1)  # unfreeze the BatchNorm too
+        >>> model.train()[1].training
+        True
     """
     if isinstance(trainable, str):
         raise TypeError(
@@ -73,7 +81,11 @@ def freeze_for_finetuning(model: nn.Module, trainable: Sequence[str], lr: float)
         raise ValueError(f"the modules {list(trainable)} hold no parameters: nothing to train")
     model.train()
     for name, module in model.named_modules():
-        if isinstance(module, nn.modules.batchnorm._BatchNorm) and not inside(name):
-            module.train = _stay_in_eval.__get__(module)
-            module.train()
+        if isinstance(module, nn.modules.batchnorm._BatchNorm):
+            module.__dict__.pop("train", None)  # an earlier call's pin: this call decides anew
+            if inside(name):
+                module.train()
+            else:
+                module.train = _stay_in_eval.__get__(module)
+                module.train()
     return torch.optim.SGD(params, lr=lr, momentum=0.9)

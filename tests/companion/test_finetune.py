@@ -77,3 +77,33 @@ def test_bad_arguments_name_the_problem(trainable, error, words):
     with pytest.raises(error, match=None) as info:
         freeze_for_finetuning(_model(), trainable, lr=0.1)
     assert words in str(info.value)
+
+
+def test_a_second_call_unfreezes_what_the_new_names_cover():
+    model = _model()
+    freeze_for_finetuning(model, ["fc"], lr=0.1)
+    optimizer = freeze_for_finetuning(model, ["layer4", "fc"], lr=0.1)  # gradual unfreezing
+    trainable = {n for n, p in model.named_parameters() if p.requires_grad}
+    assert trainable == {n for n, _ in model.named_parameters() if n.startswith(("layer4.", "fc."))}
+    assert len(optimizer.param_groups[0]["params"]) == len(trainable)
+    model.train()
+    assert model.layer4[0].bn1.training and model.layer4[0].downsample[1].training
+    assert not model.bn1.training and not model.layer3[0].bn2.training
+    before = model.layer4[0].bn1.running_mean.clone()
+    _train(model, optimizer, epochs=1)
+    assert not torch.equal(model.layer4[0].bn1.running_mean, before)
+
+
+def test_a_deep_copy_keeps_its_own_layers_frozen():
+    model = _model()
+    freeze_for_finetuning(model, ["layer4", "fc"], lr=0.1)
+    twin = copy.deepcopy(model)
+    before = copy.deepcopy(twin.state_dict())
+    twin.train()
+    assert not twin.bn1.training and twin.layer4[0].bn1.training
+    twin.eval()
+    assert not twin.layer4[0].bn1.training
+    params = [p for p in twin.parameters() if p.requires_grad]
+    _train(twin, torch.optim.SGD(params, lr=0.1, momentum=0.9), epochs=1)
+    assert torch.equal(twin.bn1.running_mean, before["bn1.running_mean"])
+    assert not torch.equal(twin.layer4[0].bn1.running_mean, before["layer4.0.bn1.running_mean"])

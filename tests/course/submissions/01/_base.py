@@ -54,7 +54,11 @@ def freeze_for_finetuning(model, trainable, lr):
     for name, p in model.named_parameters():
         p.requires_grad = trains(name)
     for name, m in model.named_modules():
-        if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)) and not trains(name):
+        if not isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
+            continue
+        if "train" in vars(m):  # pinned by an earlier call: unpin, then decide again
+            del m.train
+        if not trains(name):
             m.train = types.MethodType(_keep_eval, m)
             m.eval()
     return torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=lr, momentum=0.9)

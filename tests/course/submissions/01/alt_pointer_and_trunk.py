@@ -32,6 +32,10 @@ class ResNetWithFeatures(nn.Module):
         out = self.backbone.avgpool(self.backbone.layer4(features)).flatten(1)
         return self.backbone.fc(out), features
 # %% ch01_freeze_for_finetuning points=4 feedback=passed
+def force_eval(module, args):  # runs before every forward: the mode is reset each time
+    module.training = False
+
+
 def freeze_for_finetuning(model, trainable, lr):
     # the modules themselves, then everything under them
     keep = set()
@@ -41,15 +45,14 @@ def freeze_for_finetuning(model, trainable, lr):
     params = [p for p in model.parameters() if id(p) in keep]
     for p in params:
         p.requires_grad_(True)
-    frozen_bn = []
     for name, m in model.named_modules():
+        if not isinstance(m, nn.modules.batchnorm._BatchNorm):
+            continue
+        old = getattr(m, "pin_handle", None)
+        if old is not None:  # an earlier call's hook: gone, whatever this call decides
+            old.remove()
+            m.pin_handle = None
         under = any(name == t or name.startswith(t + ".") for t in trainable)
-        if isinstance(m, nn.modules.batchnorm._BatchNorm) and not under:
-            frozen_bn.append(m)
-
-    def force_eval(module, args):  # runs before every forward: the mode is reset each time
-        module.training = False
-
-    for m in frozen_bn:
-        m.register_forward_pre_hook(force_eval)
+        if not under:
+            m.pin_handle = m.register_forward_pre_hook(force_eval)
     return torch.optim.SGD(params, lr=lr, momentum=0.9)

@@ -34,28 +34,30 @@ class ResNetWithFeatures(nn.Module):
         pooled = torch.flatten(net.avgpool(net.layer4(features)), 1)
         return net.fc(pooled), features
 # %% ch01_freeze_for_finetuning points=4 feedback=passed
-from torchvision.ops.misc import FrozenBatchNorm2d
+class Pinned:
+    """Mixed into a BatchNorm layer's class: its mode stays eval, whatever train() is told."""
+
+    def train(self, mode=True):
+        return super().train(False)
+
+
+_pinned_classes = {}
 
 
 def freeze_for_finetuning(model, trainable, lr):
     prefixes = [t + "." for t in trainable]
-    # frozen BatchNorm2d layers become torchvision's FrozenBatchNorm2d: no mode, no updates
-    for name, module in list(model.named_modules()):
+    for name, module in model.named_modules():
+        if isinstance(module, Pinned):  # pinned before: back to its own class first
+            module.__class__ = module.__class__.__bases__[1]
         if not isinstance(module, nn.modules.batchnorm._BatchNorm):
             continue
         if name in trainable or any(name.startswith(p) for p in prefixes):
             continue
-        if not isinstance(module, nn.BatchNorm2d):  # 1-d and 3-d: pinned to eval instead
-            module.train = lambda mode=True, m=module: nn.Module.train(m, False)
-            module.eval()
-            continue
-        frozen = FrozenBatchNorm2d(module.num_features, eps=module.eps)
-        frozen.weight.copy_(module.weight.detach())
-        frozen.bias.copy_(module.bias.detach())
-        frozen.running_mean.copy_(module.running_mean)
-        frozen.running_var.copy_(module.running_var)
-        parent, _, child = name.rpartition(".")
-        setattr(model.get_submodule(parent) if parent else model, child, frozen)
+        cls = type(module)
+        if cls not in _pinned_classes:
+            _pinned_classes[cls] = type("Pinned" + cls.__name__, (Pinned, cls), {})
+        module.__class__ = _pinned_classes[cls]
+        module.eval()
     trainable_params = []
     for name, p in model.named_parameters():
         on = any((name + ".").startswith(p_) for p_ in prefixes)
