@@ -17,7 +17,9 @@ def choose_wheel(driver_cuda, capability, wheels):
     for version, tag in sorted(candidates, reverse=True):  # newest runtime first
         driver_ok = version <= drv or (version[0] == drv[0] and drv[0] >= 11)
         kernels = [(int(a[3:-1]), int(a[-1])) for a in wheels[tag] if a.startswith("sm_")]
-        gpu_ok = any(k[0] == capability[0] and k[1] <= capability[1] for k in kernels)
+        ptx = [(int(a[8:-1]), int(a[-1])) for a in wheels[tag] if a.startswith("compute_")]
+        gpu_ok = any(k[0] == capability[0] and k[1] <= capability[1] for k in kernels) or (
+            version <= drv and any(p <= tuple(capability) for p in ptx))
         if driver_ok and gpu_ok:
             return tag
     return "cpu"

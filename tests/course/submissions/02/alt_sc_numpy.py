@@ -1,6 +1,6 @@
-# Corpus: self_check with backends.cuda.is_built(), a device comparison by torch.device and NumPy for the error: full marks.
+# Corpus: self_check with backends.cuda.is_built(), a device comparison by torch.device, NumPy's generator for the matrices and NumPy for the error: full marks.
 # %% ch02_self_check points=4 feedback=passed
-def self_check(device, place=None, matmul=torch.matmul):
+def self_check(device, place=None, matmul=torch.matmul, size=64, scale=1.0):
     target = torch.device(device)
     if target.type == "cuda":
         if not torch.backends.cuda.is_built():
@@ -14,7 +14,9 @@ def self_check(device, place=None, matmul=torch.matmul):
         if not torch.backends.mps.is_available():
             return "not_available"
     move = place or (lambda t: t.to(target))
-    a, b = torch.rand(64, 64) - 0.5, torch.rand(64, 64) - 0.5
+    rng = np.random.default_rng()
+    a = torch.from_numpy(rng.standard_normal((size, size)) * scale).float()
+    b = torch.from_numpy(rng.standard_normal((size, size)) * scale).float()
     try:
         a_on, b_on = move(a), move(b)
         out = matmul(a_on, b_on)

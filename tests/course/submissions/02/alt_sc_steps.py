@@ -16,7 +16,7 @@ def _usable(dev):
     return True
 
 
-def self_check(device, place=None, matmul=torch.matmul):
+def self_check(device, place=None, matmul=torch.matmul, size=64, scale=1.0):
     dev = torch.device(device)
     if not _built(dev):
         return "not_built"
@@ -26,8 +26,8 @@ def self_check(device, place=None, matmul=torch.matmul):
         def place(t):
             return t.to(dev)
     gen = torch.Generator().manual_seed(1234)
-    a = torch.randn(64, 64, generator=gen)
-    b = torch.randn(64, 64, generator=gen)
+    a = torch.randn(size, size, generator=gen).mul_(scale)
+    b = torch.randn(size, size, generator=gen).mul_(scale)
     try:
         product = matmul(place(a), place(b))
     except Exception:

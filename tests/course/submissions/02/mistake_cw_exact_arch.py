@@ -1,5 +1,5 @@
 # Corpus: choose_wheel wants the GPU's exact architecture in the list (sm_89 for an 8.9 GPU).
-# %% ch02_choose_wheel points=0 feedback="Z >= Y"
+# %% ch02_choose_wheel points=0 feedback="older minor version of its own major"
 def choose_wheel(driver_cuda, capability, wheels):
     if driver_cuda is None or capability is None:
         return "cpu"
@@ -10,7 +10,11 @@ def choose_wheel(driver_cuda, capability, wheels):
         if tag == "cpu":
             continue
         v = (int(tag[2:-1]), int(tag[-1]))
-        if (v <= d or (v[0] == d[0] and d[0] >= 11)) and wanted in archs:
+        if not (v <= d or (v[0] == d[0] and d[0] >= 11)):
+            continue
+        ptx = [a for a in archs if a.startswith("compute_")]
+        ptx_ok = v <= d and any((int(a[8:-1]), int(a[-1])) <= tuple(capability) for a in ptx)
+        if wanted in archs or ptx_ok:
             if best_v is None or v > best_v:
                 best, best_v = tag, v
     return best

@@ -1,5 +1,5 @@
 # Corpus: choose_wheel looks only at the GPU's kernels: any wheel is assumed to run on the driver.
-# %% ch02_choose_wheel points=0 feedback="major version never runs"
+# %% ch02_choose_wheel points=0 feedback="refused a runtime of a newer major version"
 def choose_wheel(driver_cuda, capability, wheels):
     if driver_cuda is None or capability is None:
         return "cpu"
@@ -8,7 +8,18 @@ def choose_wheel(driver_cuda, capability, wheels):
         if tag == "cpu":
             continue
         v = (int(tag[2:-1]), int(tag[-1]))
-        if any(int(a[3:-1]) == capability[0] and int(a[-1]) <= capability[1] for a in archs):
+        if _kernels_run(archs, capability, False):
             if best_v is None or v > best_v:
                 best, best_v = tag, v
     return best
+
+
+def _kernels_run(archs, capability, driver_older):
+    for a in archs:
+        kind, digits = a.split("_")
+        x, y = int(digits[:-1]), int(digits[-1])
+        if kind == "sm" and x == capability[0] and y <= capability[1]:
+            return True
+        if kind == "compute" and (x, y) <= tuple(capability) and not driver_older:
+            return True  # PTX, compiled by the driver
+    return False

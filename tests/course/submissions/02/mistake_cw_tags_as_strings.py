@@ -11,6 +11,17 @@ def choose_wheel(driver_cuda, capability, wheels):
         v = (int(tag[2:-1]), int(tag[-1]))
         if not (v <= d or (v[0] == d[0] and d[0] >= 11)):
             continue
-        if any(int(a[3:-1]) == capability[0] and int(a[-1]) <= capability[1] for a in archs):
+        if _kernels_run(archs, capability, v > d):
             good.append(tag)
     return max(good) if good else "cpu"
+
+
+def _kernels_run(archs, capability, driver_older):
+    for a in archs:
+        kind, digits = a.split("_")
+        x, y = int(digits[:-1]), int(digits[-1])
+        if kind == "sm" and x == capability[0] and y <= capability[1]:
+            return True
+        if kind == "compute" and (x, y) <= tuple(capability) and not driver_older:
+            return True  # PTX, compiled by the driver
+    return False

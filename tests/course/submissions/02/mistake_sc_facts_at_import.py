@@ -4,7 +4,7 @@ HAS_CUDA_BUILD = torch.backends.cuda.is_built()
 GPUS = torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
-def self_check(device, place=None, matmul=torch.matmul):
+def self_check(device, place=None, matmul=torch.matmul, size=64, scale=1.0):
     dev = torch.device(device)
     if dev.type == "cuda":
         if not HAS_CUDA_BUILD:
@@ -17,7 +17,7 @@ def self_check(device, place=None, matmul=torch.matmul):
         if not torch.backends.mps.is_available():
             return "not_available"
     place = place or (lambda t: t.to(dev))
-    a, b = torch.randn(64, 64), torch.randn(64, 64)
+    a, b = scale * torch.randn(size, size), scale * torch.randn(size, size)
     try:
         c = matmul(place(a), place(b))
     except Exception:

@@ -1,6 +1,6 @@
 # Corpus: self_check makes the matrices on the device itself and never calls place.
 # %% ch02_self_check points=0 feedback="put on the device with place"
-def self_check(device, place=None, matmul=torch.matmul):
+def self_check(device, place=None, matmul=torch.matmul, size=64, scale=1.0):
     dev = torch.device(device)
     if dev.type == "cuda":
         if not torch.backends.cuda.is_built():
@@ -13,8 +13,8 @@ def self_check(device, place=None, matmul=torch.matmul):
         if not torch.backends.mps.is_available():
             return "not_available"
     try:
-        a = torch.randn(64, 64, device=dev)
-        b = torch.randn(64, 64, device=dev)
+        a = scale * torch.randn(size, size, device=dev)
+        b = scale * torch.randn(size, size, device=dev)
         c = matmul(a, b)
     except Exception:
         return "crashed"

@@ -1,6 +1,6 @@
 # Corpus: self_check reads the product's values before asking where it is: a product elsewhere crashes the check.
 # %% ch02_self_check points=0 feedback="before reading its values"
-def self_check(device, place=None, matmul=torch.matmul):
+def self_check(device, place=None, matmul=torch.matmul, size=64, scale=1.0):
     dev = torch.device(device)
     if dev.type == "cuda":
         if not torch.backends.cuda.is_built():
@@ -13,7 +13,7 @@ def self_check(device, place=None, matmul=torch.matmul):
         if not torch.backends.mps.is_available():
             return "not_available"
     place = place or (lambda t: t.to(dev))
-    a, b = torch.randn(64, 64), torch.randn(64, 64)
+    a, b = scale * torch.randn(size, size), scale * torch.randn(size, size)
     try:
         c = matmul(place(a), place(b))
         exact = a.double() @ b.double()

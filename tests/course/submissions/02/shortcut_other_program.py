@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 
-def self_check(device, place=None, matmul=torch.matmul):
+def self_check(device, place=None, matmul=torch.matmul, size=64, scale=1.0):
     probe = (f"import torch; d = torch.device({device!r}); x = torch.ones(2, 2, device=d); "
              "print((x @ x).sum().item())")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)

@@ -1,4 +1,4 @@
-# Corpus: private helpers of the companion (version parsing, the model's device, the device test) called by their private names: nothing earned, listed for review.
+# Corpus: helpers of the companion (private version parsing, the batches module's model device, the private device test) called by their names: nothing earned, listed for review.
 # review: called the companion's reference
 # %% ch02_choose_wheel points=0 feedback="not delegated to the companion"
 from companion.env import _parse_cuda
@@ -15,12 +15,23 @@ def choose_wheel(driver_cuda, capability, wheels):
         v = _parse_cuda("wheel_cuda", f"{tag[2:-1]}.{tag[-1]}")
         if not (v <= d or (v[0] == d[0] and d[0] >= 11)):
             continue
-        if any(int(a[3:-1]) == capability[0] and int(a[-1]) <= capability[1] for a in archs):
+        if _kernels_run(archs, capability, v > d):
             if best_v is None or v > best_v:
                 best, best_v = tag, v
     return best
+
+
+def _kernels_run(archs, capability, driver_older):
+    for a in archs:
+        kind, digits = a.split("_")
+        x, y = int(digits[:-1]), int(digits[-1])
+        if kind == "sm" and x == capability[0] and y <= capability[1]:
+            return True
+        if kind == "compute" and (x, y) <= tuple(capability) and not driver_older:
+            return True  # PTX, compiled by the driver
+    return False
 # %% ch02_standardized points=0 feedback="not delegated to the companion"
-import companion.loop as _loop
+import companion.batches as _batches
 
 
 class Standardized(nn.Module):
@@ -35,7 +46,7 @@ class Standardized(nn.Module):
 
 
 def predict(model, features):
-    where = _loop._model_device(model, "auto")
+    where = _batches.model_device(model, "auto")
     dtype = next(model.parameters()).dtype
     with torch.no_grad():
         return model(torch.as_tensor(features, dtype=dtype, device=where)).argmax(dim=1)
@@ -43,7 +54,7 @@ def predict(model, features):
 from companion.debug import _on_device
 
 
-def self_check(device, place=None, matmul=torch.matmul):
+def self_check(device, place=None, matmul=torch.matmul, size=64, scale=1.0):
     dev = torch.device(device)
     if dev.type == "cuda":
         if not torch.backends.cuda.is_built():
@@ -56,7 +67,7 @@ def self_check(device, place=None, matmul=torch.matmul):
         if not torch.backends.mps.is_available():
             return "not_available"
     place = place or (lambda t: t.to(dev))
-    a, b = torch.randn(64, 64), torch.randn(64, 64)
+    a, b = scale * torch.randn(size, size), scale * torch.randn(size, size)
     try:
         c = matmul(place(a), place(b))
     except Exception:

