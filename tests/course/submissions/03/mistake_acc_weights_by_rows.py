@@ -1,6 +1,6 @@
 # Corpus: the classic accumulation bug (the former reference): each micro-batch weighted by its
 # rows, len(targets), so padded targets still count; right without padding, wrong with it.
-# %% ch03_accumulation_step points=0 feedback="ignore_index (here -100: padding)"
+# %% ch03_accumulation_step points=0 feedback="ignore_index (here -100:"
 def accumulation_step(model, optimizer, loss_fn, micro_batches):
     n_total = sum(len(targets) for _, targets in micro_batches)
     optimizer.zero_grad()
