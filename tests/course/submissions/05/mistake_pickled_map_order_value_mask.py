@@ -11,7 +11,7 @@ class MemmapDataset(Dataset):
 
     def __getitem__(self, i):
         return torch.from_numpy(np.array(self.inputs[i], dtype=np.float32)), self.targets[i]
-# %% ch05_choose_num_workers points=0 feedback="is not the run's"
+# %% ch05_choose_num_workers points=0 feedback="not how fast the loader is alone"
 def choose_num_workers(table, batch_size, step_samples_per_s, cores, tolerance=0.1):
     # the loader's own speed decides: the step is the model's business
     speeds = {r["num_workers"]: r["samples_per_s"] for r in table

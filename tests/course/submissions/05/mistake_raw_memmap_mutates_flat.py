@@ -14,7 +14,7 @@ class MemmapDataset(Dataset):
         path, dtype, shape = self.spec
         rows = np.memmap(path, dtype=dtype, mode="r", shape=shape)  # the header read as data
         return torch.tensor(rows[i], dtype=torch.float32), self.targets[i].clone()
-# %% ch05_choose_num_workers points=0 feedback="the times per sample add up"
+# %% ch05_choose_num_workers points=0 feedback="nothing happens while the step computes"
 def choose_num_workers(table, batch_size, step_samples_per_s, cores, tolerance=0.1):
     # the run goes at the pace of the slower side, loader or step
     run = {r["num_workers"]: min(r["samples_per_s"], step_samples_per_s) for r in table
