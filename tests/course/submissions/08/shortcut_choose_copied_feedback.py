@@ -1,6 +1,7 @@
 # Corpus: the file an earlier feedback message named ("int8 of the matrix products only, weights in 7
-# bits") shipped every time, with its numbers measured: it fits one hidden input at most.
-# %% ch08_choose_quantization points=0 feedback="a smaller one"
+# bits") shipped every time, with its numbers measured: with a budget of 1.0 the visible test
+# already wants a smaller file, and it fits one hidden input at most.
+# %% ch08_choose_quantization points=0 feedback="an int8 file ships"
 def choose_quantization(onnx_path, out_path, loader, max_accuracy_drop):
     from onnxruntime.quantization import QuantType, quantize_dynamic
 

@@ -3,7 +3,7 @@
 # %% ch08_exportable_router points=0 feedback="could not export"
 class ExportableRouter(Router):
     pass
-# %% ch08_choose_quantization points=0 feedback="the size of"
+# %% ch08_choose_quantization points=0 feedback="ship the file you measured"
 def choose_quantization(onnx_path, out_path, loader, max_accuracy_drop):
     shutil.copy(onnx_path, out_path)
     return {"choice": "int8_all", "candidates": {
