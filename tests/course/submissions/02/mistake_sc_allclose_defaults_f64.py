@@ -1,5 +1,5 @@
-# Corpus: self_check compares with float64 by torch.allclose with its default tolerances: correct products of ordinary numbers fail, broken tiny ones pass.
-# %% ch02_self_check points=0 feedback="neither an absolute tolerance nor an entry-by-entry one"
+# Corpus: self_check compares with float64 by torch.allclose with its default tolerances (seeded matrices): the visible test already fails it, a right float32 product on the CPU judged wrong (the hidden tests add TF32 and large products, and pass broken tiny ones).
+# %% ch02_self_check points=0 feedback="expected 'ok', got 'wrong_result'"
 def self_check(device, place=None, matmul=torch.matmul, size=64, scale=1.0):
     dev = torch.device(device)
     if dev.type == "cuda":
@@ -13,7 +13,8 @@ def self_check(device, place=None, matmul=torch.matmul, size=64, scale=1.0):
         if not torch.backends.mps.is_available():
             return "not_available"
     place = place or (lambda t: t.to(dev))
-    a, b = scale * torch.randn(size, size), scale * torch.randn(size, size)
+    g = torch.Generator().manual_seed(0)
+    a, b = scale * torch.randn(size, size, generator=g), scale * torch.randn(size, size, generator=g)
     try:
         c = matmul(place(a), place(b))
     except Exception:
