@@ -84,7 +84,7 @@ API_GROUPS: dict[str, tuple[str, list[str]]] = {
     ),
     "environment": (
         "Environment and notebooks",
-        ["doctor", "diagnose", "cuda_compatible", "usable_cores", "setup_notebook",
+        ["doctor", "diagnose", "cuda_compatible", "choose_wheel", "usable_cores", "setup_notebook",
          "NotebookSetup", "yours_or_reference", "cjk_font_fallback"],
     ),
 }

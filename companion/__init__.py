@@ -81,6 +81,7 @@ _LAZY = {
     "LeakDetector": "leaks",
     "doctor": "env",
     "cuda_compatible": "env",
+    "choose_wheel": "env",
     "diagnose": "env",
     "smoke_test": "smoke",
     "SmokeTestError": "smoke",
@@ -166,7 +167,7 @@ __all__ = [
 ]
 
 
-_TORCH_FREE = {"env", "diagnose", "doctor", "Diagnosis", "cuda_compatible"}
+_TORCH_FREE = {"env", "diagnose", "doctor", "Diagnosis", "cuda_compatible", "choose_wheel"}
 
 
 def __getattr__(name: str):

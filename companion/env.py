@@ -32,6 +32,7 @@ __all__ = [
     "DoctorReport",
     "doctor",
     "cuda_compatible",
+    "choose_wheel",
     "Diagnosis",
     "diagnose",
 ]
@@ -202,6 +203,73 @@ def cuda_compatible(driver_cuda: str, wheel_cuda: str) -> bool:
     if wheel <= driver:
         return True
     return wheel[0] == driver[0] and wheel[0] >= 11
+
+
+def _tag_version(name: str, digits: str) -> tuple[int, int]:
+    """ "118" -> (11, 8), "92" -> (9, 2), "120" -> (12, 0): the last digit is the minor version."""
+    if not digits.isdigit() or len(digits) < 2:
+        raise ValueError(
+            f"{name}: {digits!r} is not a version's digits; expected e.g. '118' or '90'"
+        )
+    return int(digits[:-1]), int(digits[-1])
+
+
+def choose_wheel(
+    driver_cuda: str | None, capability: tuple[int, int] | None, wheels: dict[str, list[str]]
+) -> str:
+    """The PyTorch wheel to install on a machine whose driver stays as it is.
+
+    Among the CUDA wheels of ``wheels`` that would train on this machine, the one with the
+    newest CUDA runtime; ``"cpu"`` when none would, or when there is no driver or no GPU. A
+    wheel trains when the driver runs its runtime (:func:`cuda_compatible`) and its kernels run
+    on the GPU: SASS ``sm_XY`` on a GPU of major version X and minor version at least Y; PTX
+    ``compute_XY`` on any GPU of capability at least X.Y, compiled by the driver at start-up,
+    which needs a driver at least as new as the wheel's runtime.
+
+    Args:
+        driver_cuda: the "CUDA Version" that ``nvidia-smi`` prints ("12.4"); None: no driver.
+        capability: ``torch.cuda.get_device_capability()``, such as ``(8, 6)``; None: no GPU.
+        wheels: each index tag (``cu126``, ``cpu``) with its ``torch.cuda.get_arch_list()``.
+
+    Returns:
+        The tag to install: one of the CUDA tags of ``wheels``, or ``"cpu"``.
+
+    Raises:
+        ValueError: if a version, a tag or an architecture is malformed.
+
+    Example:
+        >>> choose_wheel("12.2", (8, 0), {"cu128": ["sm_80", "sm_90"], "cu118": ["sm_80"]})
+        'cu128'
+        >>> choose_wheel("12.8", (12, 0), {"cu126": ["sm_80", "sm_90"], "cpu": []})
+        'cpu'
+    """
+    if driver_cuda is None or capability is None:
+        return "cpu"
+    driver = _parse_cuda("driver_cuda", driver_cuda)
+    gpu = tuple(capability)
+    best, best_cuda = "cpu", None
+    for tag, archs in wheels.items():
+        if tag == "cpu":
+            continue
+        if not tag.startswith("cu"):
+            raise ValueError(f"wheels: tag {tag!r} is neither 'cpu' nor 'cuXY' such as 'cu126'")
+        cuda = _tag_version("wheels", tag[2:])
+        if not cuda_compatible(driver_cuda, f"{cuda[0]}.{cuda[1]}"):
+            continue
+        for arch in archs:
+            kind, _, digits = arch.partition("_")
+            if kind not in ("sm", "compute"):
+                raise ValueError(f"wheels[{tag!r}]: {arch!r} is neither 'sm_XY' nor 'compute_XY'")
+            code = _tag_version(f"wheels[{tag!r}]", digits)
+            if kind == "sm":
+                runs = code[0] == gpu[0] and code[1] <= gpu[1]
+            else:
+                runs = code <= gpu and cuda <= driver
+            if runs:
+                if best_cuda is None or cuda > best_cuda:
+                    best, best_cuda = tag, cuda
+                break
+    return best
 
 
 # ---------------------------------------------------------------------------------------------

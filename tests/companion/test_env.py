@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from companion import env
-from companion.env import Check, DoctorReport, cuda_compatible, diagnose, doctor
+from companion.env import Check, DoctorReport, choose_wheel, cuda_compatible, diagnose, doctor
 
 # --- cuda_compatible ---------------------------------------------------------------------------
 
@@ -29,6 +29,53 @@ from companion.env import Check, DoctorReport, cuda_compatible, diagnose, doctor
 )
 def test_cuda_compatible_rules(driver, wheel, expected):
     assert cuda_compatible(driver, wheel) is expected
+
+
+_CU12 = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]
+
+
+@pytest.mark.parametrize(
+    "driver, capability, wheels, expected",
+    [
+        # the newest runtime among the wheels that work, whatever the menu's order
+        ("12.4", (8, 6), {"cu124": _CU12, "cu118": _CU12, "cu121": _CU12, "cpu": []}, "cu124"),
+        # versions compared as numbers: cu102 (10.2) is newer than cu92 (9.2)
+        ("10.2", (7, 0), {"cu92": ["sm_70"], "cu102": ["sm_70"], "cpu": []}, "cu102"),
+        # minor-version compatibility from CUDA 11 on, not before, never across majors
+        ("12.2", (8, 0), {"cu128": ["sm_80"], "cu118": ["sm_80"]}, "cu128"),
+        ("10.0", (7, 5), {"cu92": ["sm_75"], "cu101": ["sm_75"]}, "cu92"),
+        ("11.8", (8, 0), {"cu121": ["sm_80"], "cpu": []}, "cpu"),
+        # SASS: the GPU's own major version, a minor version not above its own
+        ("12.4", (8, 9), {"cu124": ["sm_80", "sm_86"]}, "cu124"),
+        ("13.0", (7, 0), {"cu130": ["sm_75", "sm_80"], "cu128": ["sm_70"]}, "cu128"),
+        ("12.6", (10, 0), {"cu124": _CU12, "cpu": []}, "cpu"),
+        # three digits: sm_120 is 12.0
+        ("12.9", (12, 0), {"cu128": ["sm_90", "sm_120"], "cu126": _CU12}, "cu128"),
+        # PTX: any GPU at least as new, when the driver is at least as new as the runtime
+        ("12.8", (12, 0), {"cu126": ["sm_90", "compute_90"], "cu124": ["sm_90"]}, "cu126"),
+        (
+            "12.2",
+            (9, 0),
+            {"cu124": ["sm_86", "compute_86"], "cu121": ["sm_86", "compute_86"]},
+            "cu121",
+        ),
+        ("12.4", (8, 0), {"cu124": ["sm_90", "compute_90"], "cu121": ["sm_70"], "cpu": []}, "cpu"),
+        # no driver, no GPU
+        (None, (8, 6), {"cu126": _CU12}, "cpu"),
+        ("12.4", None, {"cu124": _CU12}, "cpu"),
+    ],
+)
+def test_choose_wheel_rules(driver, capability, wheels, expected):
+    assert choose_wheel(driver, capability, wheels) == expected
+
+
+def test_choose_wheel_names_a_malformed_tag_or_architecture():
+    with pytest.raises(ValueError, match="'rocm6.2'"):
+        choose_wheel("12.4", (8, 6), {"rocm6.2": []})
+    with pytest.raises(ValueError, match="'gfx90a'"):
+        choose_wheel("12.4", (8, 6), {"cu124": ["gfx90a"]})
+    with pytest.raises(ValueError, match="driver_cuda"):
+        choose_wheel("twelve", (8, 6), {"cu124": _CU12})
 
 
 def test_cuda_compatible_validates_its_inputs():

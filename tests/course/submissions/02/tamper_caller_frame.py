@@ -1,6 +1,6 @@
-# Corpus: choose_wheel walks up to the hidden test's frame and looks its machine up in whatever table of answers it finds there. The hidden test's names live in a copy of the namespace that only the caller's frame reaches; the answers are right, so the points stay, and the frame walk is listed for review.
+# Corpus: choose_wheel walks up to the hidden test's frame and looks its machine up in whatever table of answers it finds there. The right tags never enter the learner's kernel (the grader's process asks the companion), so the walk finds none and falls back to "the newest tag": nothing earned, and the frame walk is listed for review.
 # review: frames of the caller
-# %% ch02_choose_wheel points=3 feedback="passed"
+# %% ch02_choose_wheel points=0 feedback="choose_wheel chose"
 import sys
 
 
