@@ -1,6 +1,7 @@
 # Corpus: without workers, the loader's and the step's speeds added (instead of their times per
-# sample); with workers, the slower side sets the pace. Only Exercise 2 is wrong.
-# %% ch05_choose_num_workers points=0 feedback="what adds up is not the speeds"
+# sample); with workers, the slower side sets the pace. Only Exercise 2 is wrong, and its
+# visible check already catches it (the 0-worker estimate beats both speeds there).
+# %% ch05_choose_num_workers points=0 feedback="the run's choice is 2 workers"
 def choose_num_workers(table, batch_size, step_samples_per_s, cores, tolerance=0.1):
     run = {}
     for r in table:
