@@ -30,7 +30,18 @@ CHAPTER_BUDGET_S, LOADED_BUDGET_S, COURSE_BUDGET_S = 60.0, 90.0, 8 * 60.0
 
 
 def _busy(stop) -> None:
-    """One CPU-bound stand-in for other work on the machine."""
+    """One CPU-bound stand-in for another program on the machine.
+
+    It starts a session of its own, as a program a learner launches does: where Linux groups the
+    scheduler's shares by session (autogroup, the default on desktops), the busy processes would
+    otherwise share one group's share beside the notebook's kernel, which jupyter starts in a
+    session of its own, and the kernel would keep a whole core to itself.
+    """
+    if hasattr(os, "setsid"):
+        try:
+            os.setsid()
+        except OSError:
+            pass
     x = 0
     while not stop.is_set():
         for _ in range(100_000):
