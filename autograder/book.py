@@ -75,7 +75,7 @@ API_GROUPS: dict[str, tuple[str, list[str]]] = {
     "debugging": (
         "Debugging",
         ["smoke_test", "SmokeTestError", "trace_shapes", "output_shape", "find_device_mismatches",
-         "detect_leaks", "LeakDetector", "graph_ops", "draw_graph"],
+         "diagnose_profile", "detect_leaks", "LeakDetector", "graph_ops", "draw_graph"],
     ),
     "deployment": (
         "Export and serving",
