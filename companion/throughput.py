@@ -265,11 +265,12 @@ def plan_num_workers(
     Each row of ``table`` is a loader measured alone: ``{"num_workers", "batch_size",
     "samples_per_s"}`` (NaN where skipped). Only rows at the run's ``batch_size`` apply, and only
     worker counts that leave the training process a core of its own (``num_workers <= cores -
-    1``). For each, the run's speed is estimated from how a DataLoader shares the work: with
-    workers, batches are prepared while the step computes, so the slower of the two sets the pace
-    (``min(loader, step)``); with ``num_workers=0`` the training process loads, then computes, so
-    the times add up (``1 / (1 / loader + 1 / step)``). Of the counts whose estimate is at least
-    ``(1 - tolerance)`` times the best, the smallest is returned.
+    1``). For each, the run's speed is estimated from the row's speed and the step's alone, by how
+    a DataLoader shares the time between loading and computing with workers and without them:
+    chapter 5 of the course works that model out from a measurement (and its exercise
+    ``choose_num_workers`` asks a learner to, which is why it is not spelled out here). Of the
+    counts whose estimate is at least ``(1 - tolerance)`` times the best, the smallest is
+    returned.
 
     Args:
         table: the measured rows, in any order (e.g. a ``ThroughputTable``'s ``rows`` with a
@@ -308,6 +309,8 @@ def plan_num_workers(
         workers, speed = int(row["num_workers"]), float(row["samples_per_s"])
         if row["batch_size"] != batch_size or workers > cores - 1 or math.isnan(speed):
             continue
+        # With workers, batches are prepared while the step computes: the slower sets the pace.
+        # Without, the training process loads, then computes: the times per sample add up.
         if speed <= 0:
             estimate = 0.0
         elif workers == 0:
