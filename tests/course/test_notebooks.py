@@ -111,6 +111,20 @@ def test_outputs_and_execution_counts_are_cleared(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_no_markdown_cell_repeats_a_line_of_prose(path):
+    """An edit applied twice leaves a sentence or a list item twice in one cell (chapter 4 once
+    held its learning goal four times); tables and blank lines may repeat."""
+    repeated = []
+    for i, cell in enumerate(_read(path).cells):
+        if cell.cell_type != "markdown":
+            continue
+        lines = [ln.strip() for ln in cell.source.splitlines()]
+        prose = [ln for ln in lines if len(ln) > 30 and not ln.startswith(("|", "$", "```"))]
+        repeated += [(i, ln[:60]) for ln in sorted(set(prose)) if prose.count(ln) > 1]
+    assert not repeated, f"{path.name}: markdown lines repeated within a cell: {repeated}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_nbgrader_metadata_is_valid(path):
     from nbgrader.nbgraderformat import MetadataValidator
 
