@@ -2,7 +2,7 @@
 # from DataParallel around a model with a child really called `module`, and lacking the head, is
 # peeled once too often: the error names the child's keys as missing and their peeled names as
 # unexpected, instead of the head alone (a learner's first answer, found in a learner's pass).
-# %% ch04_load_unwrapped points=0 feedback="neither missing nor unexpected"
+# %% ch04_load_unwrapped points=0 feedback="peeled off as if it were a wrapper's prefix"
 def load_unwrapped(model, state_dict):
     wanted = list(model.state_dict())
     sd = dict(state_dict)
