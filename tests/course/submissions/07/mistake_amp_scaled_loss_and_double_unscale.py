@@ -1,6 +1,6 @@
 # Corpus: amp_step returns the scaled loss; clip_and_step divides by the scale by hand and then
 # lets scaler.step divide again.
-# %% ch07_amp_step points=0 feedback="scaled loss"
+# %% ch07_amp_step points=0 feedback="times the scale"
 def amp_step(model, optimizer, loss_fn, inputs, targets, scaler, device_type, dtype):
     optimizer.zero_grad()
     with torch.autocast(device_type=device_type, dtype=dtype):
