@@ -367,3 +367,31 @@ def test_every_chapter_has_a_complete_and_current_chinese_catalog(chapter):
 def test_the_chinese_notebooks_are_released_and_current():
     report = release(Course(REPO / "course", "zh"), REPO / "notebooks-zh", check=True)
     assert report.in_sync, "\n".join(report.messages)
+
+
+def _cjk_line_breaks(notebook: dict) -> list[str]:
+    """Markdown line breaks between two Chinese characters: a renderer shows them as a space."""
+    wide = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
+    found = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown":
+            source = "".join(cell["source"])
+            found += [
+                source[max(0, m.start() - 8) : m.end() + 8]
+                for m in re.finditer(wide + r"\n[ \t]*" + wide, source)
+            ]
+    return found
+
+
+def test_chinese_markdown_breaks_no_line_between_two_chinese_characters():
+    breaks = {}
+    for path in sorted((REPO / "notebooks-zh").glob("*.ipynb")):
+        found = _cjk_line_breaks(json.loads(path.read_text(encoding="utf-8")))
+        if found:
+            breaks[path.name] = found[:3]
+    assert not breaks, (
+        "markdown wrapped between Chinese characters renders as a stray space; join the lines in "
+        f"the catalog's text: {breaks}"
+    )
+    broken = {"cells": [{"cell_type": "markdown", "source": ["训练只需要\n驱动。"]}]}
+    assert _cjk_line_breaks(broken), "the check must find a break between two Chinese characters"
