@@ -520,8 +520,9 @@ def diagnose_profile(records: Sequence[Mapping[str, float]]) -> set[str]:
     - ``"sync"``: every step read a value (on a GPU, each read makes the host wait until the
       device has finished everything queued: a host sync per step); an occasional read, a
       logging step now and then, is not one;
-    - ``"launch"``: the compute part averaged under 0.02 ms per operator (many operators, each
-      doing little work: the fixed cost of calling them, not the arithmetic, sets the time).
+    - ``"launch"``: the compute part averaged under 0.02 ms per operator, however many there
+      were (each doing little work: the fixed cost of calling them, not the arithmetic, sets the
+      time).
 
     Args:
         records: one dict per profiled step with the keys ``wait_ms``, ``compute_ms``, ``ops``
