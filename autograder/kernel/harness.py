@@ -186,7 +186,9 @@ def install(payload_path: str) -> None:
         pid=str(os.getpid()),
         probing=False,
         violations=[],
+        internal=False,
     )
+    _state.update(first_pids=frozenset(_processes()), own_namespace=_in_own_pid_namespace())
     sys.addaudithook(_audit)
 
 
@@ -267,6 +269,7 @@ def _probe(run, seeds, block) -> None:
     extra += state.pop("held", [])
     swaps = state["references"] + [(f, f.__code__, checks._blocked(f, n)) for f, n in extra]
     state["swapped"] = frozenset(f for f, _, _ in swaps)  # their own code goes back in after
+    _stop_learner_processes()
     results = []
     for seed in seeds:
         entry = {"seed": seed}
@@ -299,11 +302,82 @@ def _probe(run, seeds, block) -> None:
     state["results"] = results
 
 
+def _processes() -> dict[int, int]:
+    """The processes this kernel can see in /proc: pid -> parent pid (read by the harness itself,
+    not flagged as a learner's look at other processes)."""
+    parents = {}
+    _state["internal"] = True
+    try:
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # gone meanwhile
+            parents[int(entry)] = int(fields[1])
+    except OSError:
+        pass  # no /proc: nothing to see
+    finally:
+        _state["internal"] = False
+    return parents
+
+
+def _in_own_pid_namespace() -> bool:
+    """Whether the kernel runs in the sandbox's PID namespace (bubblewrap is its pid 1): then
+    every process started after install() is the learner's."""
+    _state["internal"] = True
+    try:
+        with open("/proc/1/cmdline", "rb") as handle:
+            return b"bwrap" in handle.read().split(b"\0")[0]
+    except OSError:
+        return False
+    finally:
+        _state["internal"] = False
+
+
+def _stop_learner_processes() -> list[int]:
+    """Kill the processes learner code left running before the hidden tests probe it.
+
+    A process forked in an earlier cell is a copy of the kernel from before the companion was
+    switched off: the learner's function could hand it the hidden inputs and return its answers.
+    In the sandbox every process started since install() goes (a double fork cannot escape);
+    without one, only the kernel's descendants. A DataLoader's persistent workers go too.
+    """
+    import signal
+
+    parents = _processes()
+    me = os.getpid()
+    if _state["own_namespace"]:
+        doomed = [pid for pid in parents if pid not in _state["first_pids"] and pid != me]
+    else:
+        doomed, frontier = [], [me]
+        while frontier:
+            parent = frontier.pop()
+            children = [pid for pid, ppid in parents.items() if ppid == parent]
+            doomed += children
+            frontier += children
+    for pid in doomed:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    for pid in doomed:
+        try:
+            os.waitpid(pid, 0)  # the kernel's own children: reaped; others are not its to wait for
+        except OSError:
+            pass
+    return doomed
+
+
 def _audit(event: str, args: tuple) -> None:
     """Keep the reference out of reach: its files, its code, and other programs while probing."""
     if event not in _AUDITED:
         return
     state = _state
+    if state.get("internal"):  # the harness's own look at /proc
+        return
     if event in _CRAWL_EVENTS:
         _crawl(event, args)
     elif event == "open":
