@@ -1,6 +1,6 @@
 # Corpus: more correct styles: diagnose_export reading the graph (a Dropout fed a constant True,
-# removed before comparing) with a context manager restoring every submodule's mode, masked_fill
-# on each head with a (B, 1) mask, candidates after ONNX Runtime's pre-processing ranked by size.
+# removed before comparing; a batch fixed inside the graph read from ONNX Runtime's inferred output
+# shape) with a context manager restoring every submodule's mode, masked_fill on each head with a (B, 1) mask, candidates after ONNX Runtime's pre-processing ranked by size.
 # %% ch08_diagnose_export points=4 feedback=passed
 import contextlib
 
@@ -52,8 +52,13 @@ def diagnose_export(model, path, batches, atol=1e-4):
                 out.name = node.input[0]
         graph.node.remove(node)
     session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    # ONNX Runtime's shape inference sees a Reshape to a constant number of rows that the declared
+    # input does not show: the output's first dimension becomes a number.
+    inferred = session.get_outputs()[0].shape[0]
+    if isinstance(inferred, int):
+        found.add("fixed_batch")
     rows = torch.cat(batches)
-    step = dim0.dim_value if dim0.HasField("dim_value") else len(rows)
+    step = dim0.dim_value if dim0.HasField("dim_value") else inferred if isinstance(inferred, int) else len(rows)
     with evaluating(model), torch.no_grad():
         for start in range(0, len(rows) - step + 1, step):
             x = rows[start:start + step]

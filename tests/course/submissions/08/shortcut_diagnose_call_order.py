@@ -5,8 +5,9 @@ _ANSWERS = [
     set(),  # the visible test's file
     set(), {"names"}, {"fixed_batch"}, {"training_mode"}, {"stale_weights"},
     {"fixed_batch", "stale_weights"}, {"training_mode", "names", "stale_weights"},
+    {"fixed_batch"}, {"fixed_batch", "training_mode"},
     set(), {"names"}, {"fixed_batch", "stale_weights"}, {"training_mode", "fixed_batch"},
-    {"stale_weights", "names"}, {"training_mode", "stale_weights"},
+    {"stale_weights", "names"}, {"training_mode", "stale_weights"}, {"fixed_batch", "stale_weights"},
 ]
 _calls = []
 
