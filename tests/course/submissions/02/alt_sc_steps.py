@@ -1,4 +1,4 @@
-# Corpus: self_check as a list of small checks, torch.dist for the error, the build read from torch.version.cuda: full marks.
+# Corpus: self_check as a list of small checks, torch.dist for the error, the build read from torch.version.cuda, the index compared only when the device names one: full marks.
 # %% ch02_self_check points=4 feedback=passed
 def _built(dev):
     if dev.type == "cuda":
@@ -14,6 +14,10 @@ def _usable(dev):
     if dev.type == "mps":
         return torch.backends.mps.is_available()
     return True
+
+
+def _same_place(asked, found):
+    return found.type == asked.type and asked.index in (None, found.index)
 
 
 def self_check(device, place=None, matmul=torch.matmul, size=64, scale=1.0):
@@ -32,7 +36,7 @@ def self_check(device, place=None, matmul=torch.matmul, size=64, scale=1.0):
         product = matmul(place(a), place(b))
     except Exception:
         return "crashed"
-    if product.device.type != dev.type:
+    if not _same_place(dev, product.device):
         return "wrong_device"
     exact = (a.double() @ b.double())
     relative = (torch.dist(product.cpu().double(), exact) / exact.norm()).item()
