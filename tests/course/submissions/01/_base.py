@@ -19,7 +19,10 @@ def graph_operations(output):
     return order
 # %% ch01_linear_mse_gradients points=4 feedback=passed
 def linear_mse_gradients(x, w, b, y):
-    residual = x @ w + b - y
+    prediction = x @ w + b
+    if y.dim() == 1:  # one target per example: line it up with the (N, 1) predictions
+        y = y.unsqueeze(1)
+    residual = prediction - y
     scale = 2.0 / residual.numel()
     grad_w = scale * (x.T @ residual)
     grad_b = scale * residual.sum(dim=0)
