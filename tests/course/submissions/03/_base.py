@@ -3,8 +3,11 @@
 def as_float32(array: np.ndarray, device: torch.device | str) -> torch.Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected a NumPy array, got {type(array).__name__}")
-    if any(stride < 0 for stride in array.strides):
-        array = array.copy()  # tensors cannot have negative strides; copy() lays it out in C order
+    if (not array.dtype.isnative or not array.flags.writeable
+            or any(stride < 0 for stride in array.strides)):
+        # torch refuses other byte orders and negative strides, and a tensor is always writable:
+        # one float32 copy of its own (np.array copies by default)
+        array = np.array(array, dtype=np.float32)
     # as_tensor shares the memory when no conversion and no move is needed
     return torch.as_tensor(array, dtype=torch.float32, device=device)
 # %% ch03_accumulation_step points=4 feedback=passed

@@ -7,8 +7,8 @@ def as_float32(array, device):
     device = torch.device(device)
     if array.dtype != np.float32:
         array = array.astype(np.float32)  # the one copy that converts
-    elif min(array.strides) < 0:
-        array = np.array(array, order="C")  # reversed: a fresh layout
+    elif min(array.strides) < 0 or not array.flags.writeable:
+        array = np.array(array, order="C")  # reversed or read-only: a fresh layout of its own
     tensor = torch.from_numpy(array)
     if device.type != "cpu":
         tensor = tensor.to(device)

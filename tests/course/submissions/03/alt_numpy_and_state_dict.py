@@ -1,12 +1,13 @@
-# Corpus: other styles: NumPy makes the layout, gradients summed then divided, an EMA over the
+# Corpus: other styles: NumPy makes the layout (np.require), gradients summed then divided, an EMA over the
 # state_dict's tensors.
 # %% ch03_as_float32 points=3 feedback=passed
 def as_float32(array, device):
     if not isinstance(array, np.ndarray):
         raise TypeError("as_float32 needs a numpy.ndarray")
-    # ascontiguousarray returns the array itself when it already is float32 and C-contiguous
-    contiguous = np.ascontiguousarray(array, dtype=np.float32)
-    return torch.from_numpy(contiguous).to(device)
+    # require returns the array itself when it already is native float32, C-contiguous and
+    # writable, and a copy that is all three otherwise
+    fit = np.require(array, dtype=np.float32, requirements=["C_CONTIGUOUS", "WRITEABLE"])
+    return torch.from_numpy(fit).to(device)
 # %% ch03_accumulation_step points=4 feedback=passed
 def accumulation_step(model, optimizer, loss_fn, micro_batches):
     optimizer.zero_grad(set_to_none=True)

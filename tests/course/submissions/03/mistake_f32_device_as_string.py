@@ -4,6 +4,7 @@
 def as_float32(array, device):
     if not isinstance(array, np.ndarray):
         raise TypeError("not an array")
-    if device == "cpu" and array.dtype == np.float32 and array.flags["C_CONTIGUOUS"]:
+    if (device == "cpu" and array.dtype == np.float32 and array.flags["C_CONTIGUOUS"]
+            and array.flags.writeable):
         return torch.from_numpy(array)
-    return torch.tensor(np.ascontiguousarray(array), dtype=torch.float32).to(device)
+    return torch.tensor(np.ascontiguousarray(array, dtype=np.float32)).to(device)

@@ -4,6 +4,6 @@
 def as_float32(array, device):
     if not isinstance(array, np.ndarray):
         raise TypeError("not an array")
-    if array.dtype == np.float32 and array.flags["C_CONTIGUOUS"]:
+    if array.dtype == np.float32 and array.flags["C_CONTIGUOUS"] and array.flags.writeable:
         return torch.frombuffer(array, dtype=torch.float32).to(device)  # no copy
-    return torch.tensor(np.ascontiguousarray(array), dtype=torch.float32, device=device)
+    return torch.tensor(np.array(array, dtype=np.float32), device=device)

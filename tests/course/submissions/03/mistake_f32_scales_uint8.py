@@ -6,5 +6,7 @@ def as_float32(array, device):
         raise TypeError("not an array")
     if array.dtype == np.uint8:
         array = array / 255.0  # pixels in [0, 1]
-    array = np.ascontiguousarray(array)
-    return torch.as_tensor(array, dtype=torch.float32, device=device)
+    if (array.dtype == np.float32 and array.flags["C_CONTIGUOUS"] and array.flags.writeable
+            and torch.device(device).type == "cpu"):
+        return torch.from_numpy(array)
+    return torch.tensor(np.array(array, dtype=np.float32), device=device)
