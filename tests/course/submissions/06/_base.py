@@ -3,11 +3,14 @@
 def make_cnn(image_size, in_channels=1, num_classes=10):
     model = SmallCNN(in_channels, num_classes)
     dummy = torch.zeros(1, in_channels, image_size[0], image_size[1])
+    model.eval()  # batch norm must not count the dummy batch
     try:
         with torch.no_grad():
             flat = model.features(dummy).flatten(1).shape[1]
     except RuntimeError as err:
         raise ValueError(f"images of size {image_size} are too small for this network") from err
+    finally:
+        model.train()
     model.classifier[1] = nn.Linear(flat, num_classes)
     return model
 # %% ch06_standardize points=3 feedback=passed

@@ -1,16 +1,17 @@
-# Corpus: a lazy layer materialized by a dry run inside the builder, statistics converted through
+# Corpus: a lazy layer materialized by a dry run in eval mode inside the builder, statistics converted through
 # Python floats, NumPy weighted averages of per-batch floats.
 # %% ch06_make_cnn points=4 feedback=passed
 def make_cnn(image_size, in_channels=1, num_classes=10):
     model = SmallCNN(in_channels, num_classes)
     model.classifier = nn.Sequential(nn.Flatten(), nn.LazyLinear(num_classes))
     h, w = image_size
+    model.eval()  # in eval mode batch norm neither uses nor updates its statistics for the batch
     try:
         with torch.no_grad():
             model(torch.zeros(2, in_channels, h, w))  # materializes the lazy layer
     except RuntimeError:
         raise ValueError(f"SmallCNN cannot take {h}x{w} images") from None
-    return model
+    return model.train()
 # %% ch06_standardize points=3 feedback=passed
 class Standardize(nn.Module):
     def __init__(self, mean, std):

@@ -3,8 +3,10 @@
 # %% ch06_make_cnn points=0 feedback="raise a ValueError"
 def make_cnn(image_size, in_channels=1, num_classes=10):
     model = SmallCNN(in_channels, num_classes)
+    model.eval()
     with torch.no_grad():
         n = model.features(torch.zeros(1, in_channels, *image_size)).numel()
+    model.train()
     model.classifier[1] = nn.Linear(n, num_classes)
     return model
 # %% ch06_standardize points=0 feedback="float32 tensor of shape (C,)"
