@@ -22,6 +22,7 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import torch
 from torch.utils.data import default_collate
 
@@ -40,18 +41,26 @@ def pad_collate(
     ``model.forward(padded, mask)`` (as ``companion.train_one_epoch`` does). The lengths are
     ``mask.sum(dim=1)``. With ``num_workers > 0`` this runs inside the worker processes.
 
+    Sequences may be tensors or NumPy arrays, as a dataset's ``__getitem__`` returns them: a
+    slice of a read-only memory-mapped token file, or a view an augmentation reversed or
+    strided (negative strides included: NumPy arrays are copied before they become tensors).
+    Integer sequences (token ids, whatever integer type they are stored in) come out as int64,
+    what ``nn.Embedding`` indexes with; floating-point ones keep their dtype.
+
     Args:
-        batch: samples ``(sequence, target)``; each sequence a tensor of shape (L_i, ...) with
-            the same trailing dimensions and dtype; targets anything ``default_collate`` stacks.
+        batch: samples ``(sequence, target)``; each sequence a tensor or NumPy array of shape
+            (L_i, ...) with the same trailing dimensions and dtype; targets class ids (ints,
+            NumPy integers, integer tensors of shape ()) or anything ``default_collate`` stacks.
         pad_value: value written at padded positions.
 
     Returns:
         ``((padded, mask), targets)``: padded (B, T, ...) with ``T = max(L_i)``; mask bool (B, T),
-        True on real positions and False on padding; targets collated (int64 (B,) for labels).
+        True on real positions and False on padding; targets int64 (B,) for class ids, else
+        collated by ``default_collate``.
 
     Raises:
         ValueError: for an empty batch, samples that are not pairs, or mismatched trailing shapes.
-        TypeError: when a sequence is not a tensor.
+        TypeError: when a sequence is neither a tensor nor a NumPy array.
 
     Example:
         >>> batch = [(torch.tensor([1, 2, 3]), 0), (torch.tensor([4]), 1)]
@@ -69,11 +78,17 @@ def pad_collate(
                 f"{type(sample).__name__}. Return (tokens, target) from the dataset's __getitem__."
             )
         seq, target = sample
+        if isinstance(seq, np.ndarray) and seq.ndim > 0:
+            # np.array copies: a view with negative strides (seq[::-1]) cannot become a tensor,
+            # and a row of a read-only map should not be shared with a writable tensor.
+            seq = torch.from_numpy(np.array(seq))
         if not isinstance(seq, torch.Tensor) or seq.ndim == 0:
             raise TypeError(
-                f"sample {i}: the sequence must be a tensor of shape (L, ...), got "
-                f"{type(seq).__name__}{tuple(seq.shape) if isinstance(seq, torch.Tensor) else ''}."
+                f"sample {i}: the sequence must be a tensor or NumPy array of shape (L, ...), got "
+                f"{type(seq).__name__}{tuple(seq.shape) if hasattr(seq, 'shape') else ''}."
             )
+        if not (seq.is_floating_point() or seq.is_complex() or seq.dtype == torch.bool):
+            seq = seq.long()  # token ids: int64, whatever integer type they were stored in
         if seqs and (seq.shape[1:] != seqs[0].shape[1:] or seq.dtype != seqs[0].dtype):
             raise ValueError(
                 f"sample {i}: sequence of shape {tuple(seq.shape)} and dtype {seq.dtype} does not "
@@ -85,7 +100,18 @@ def pad_collate(
     lengths = torch.tensor([len(s) for s in seqs])
     padded = torch.nn.utils.rnn.pad_sequence(seqs, batch_first=True, padding_value=pad_value)
     mask = torch.arange(padded.shape[1]) < lengths[:, None]
+    if all(_is_class_id(t) for t in targets):
+        return (padded, mask), torch.tensor([int(t) for t in targets], dtype=torch.int64)
     return (padded, mask), default_collate(targets)
+
+
+def _is_class_id(target: Any) -> bool:
+    """An int, a NumPy integer or an integer tensor of shape () (bools are not class ids)."""
+    if isinstance(target, torch.Tensor):
+        return target.ndim == 0 and not (
+            target.is_floating_point() or target.is_complex() or target.dtype == torch.bool
+        )
+    return isinstance(target, (int, np.integer)) and not isinstance(target, (bool, np.bool_))
 
 
 class InMemoryLoader:

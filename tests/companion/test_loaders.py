@@ -2,6 +2,7 @@
 
 from functools import partial
 
+import numpy as np
 import pytest
 import torch
 from torch import nn
@@ -43,6 +44,30 @@ def test_pad_collate_with_a_dataloader_over_sequences():
         assert torch.equal(padded == 0, ~mask)  # tokens are never 0: padding is exactly ~mask
         seen += len(targets)
     assert seen == len(train_ds)
+
+
+def test_pad_collate_takes_numpy_views_as_pipelines_give_them():
+    stream = np.array([3, 1, 4, 1, 5, 9, 2, 6, 0, 7], dtype=np.uint16)
+    stream.flags.writeable = False  # like a slice of a read-only memory map
+    batch = [(stream[0:3], np.uint8(2)), (stream[8:3:-1], np.uint8(0)), (stream[0:8:4], 1)]
+    (padded, mask), targets = pad_collate(batch)
+    assert padded.dtype == torch.int64 and targets.dtype == torch.int64
+    assert padded.tolist() == [[3, 1, 4, 0, 0], [0, 6, 2, 9, 5], [3, 5, 0, 0, 0]]
+    assert mask.sum(dim=1).tolist() == [3, 5, 2] and targets.tolist() == [2, 0, 1]
+    features = np.arange(12, dtype=np.float32).reshape(4, 3)
+    (padded, mask), targets = pad_collate(
+        [(features[::-1], torch.tensor(1, dtype=torch.uint8)), (features[:1], np.int32(0))]
+    )
+    assert padded.dtype == torch.float32 and padded[0].tolist() == features[::-1].tolist()
+    assert targets.dtype == torch.int64 and targets.tolist() == [1, 0]
+    padded[0, 0, 0] = -1.0  # the batch owns its memory
+    assert features[3, 0] == 9.0
+
+
+def test_pad_collate_makes_integer_tensors_int64_and_keeps_other_targets():
+    (padded, _), targets = pad_collate([(torch.tensor([1, 2], dtype=torch.int32), 0.5)])
+    assert padded.dtype == torch.int64
+    assert targets.dtype == torch.float64  # not a class id: default_collate's result
 
 
 @pytest.mark.parametrize(

@@ -39,7 +39,11 @@ def choose_num_workers(table, batch_size, step_samples_per_s, cores, tolerance=0
     return min(w for w in run_speed if run_speed[w] >= (1 - tolerance) * best)
 # %% ch05_pad_collate points=3 feedback=passed
 def pad_collate(batch, pad_value=0):
-    seqs = [s for s, _ in batch]
+    seqs = []
+    for s, _ in batch:
+        if isinstance(s, np.ndarray):
+            s = torch.from_numpy(np.ascontiguousarray(s))  # a reversed view needs a copy
+        seqs.append(s if s.is_floating_point() else s.to(torch.int64))
     longest = max(len(s) for s in seqs)
     padded = torch.full((len(seqs), longest, *seqs[0].shape[1:]), pad_value, dtype=seqs[0].dtype)
     mask = torch.zeros(len(seqs), longest, dtype=torch.bool)

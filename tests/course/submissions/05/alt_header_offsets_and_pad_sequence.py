@@ -54,9 +54,17 @@ def choose_num_workers(table, batch_size, step_samples_per_s, cores, tolerance=0
 from torch.nn.utils.rnn import pad_sequence
 
 
+def as_ids_or_features(sequence):
+    if not torch.is_tensor(sequence):
+        sequence = torch.as_tensor(sequence.copy())  # .copy(): fresh memory, positive strides
+    return sequence.long() if sequence.dtype in (torch.uint8, torch.int16, torch.uint16,
+                                                 torch.int32, torch.int64) else sequence
+
+
 def pad_collate(batch, pad_value=0):
     sequences, targets = zip(*batch)
-    padded = pad_sequence(list(sequences), batch_first=True, padding_value=pad_value)
+    sequences = [as_ids_or_features(s) for s in sequences]
+    padded = pad_sequence(sequences, batch_first=True, padding_value=pad_value)
     lengths = torch.as_tensor([s.size(0) for s in sequences])
     mask = torch.arange(padded.size(1))[None, :] < lengths[:, None]
     return (padded, mask), torch.as_tensor([int(t) for t in targets], dtype=torch.int64)

@@ -42,6 +42,8 @@ import torch.nn.functional as F
 
 
 def pad_collate(batch, pad_value=0):
+    batch = [(torch.tensor(np.array(x)) if isinstance(x, np.ndarray) else x, y) for x, y in batch]
+    batch = [(x if torch.is_floating_point(x) else x.long(), y) for x, y in batch]
     lengths = torch.tensor([len(x) for x, _ in batch])
     T = int(lengths.max())
     rows = []
