@@ -56,7 +56,7 @@ _UNGUARDED = {
     "ipykernel",
     "autograder",
 }
-_FEEDBACK_CHARS = 300  # for each failing check of an exercise
+_FEEDBACK_CHARS = 500  # for each failing check of an exercise: our hints fit; a long error is cut
 _STUB = "raise NotImplementedError()"
 # Code a learner has no reason to write in an exercise; flagged for the instructor, never scored.
 _INTERNALS = "kernel|grader|_harness|judge|transport|execute"

@@ -258,16 +258,16 @@ def test_judge_lists_the_failures_of_every_hidden_input_once():
 
 
 def test_feedback_keeps_each_failure_readable_and_bounded():
-    from autograder.grader.grade import _sanitize
+    from autograder.grader.grade import _FEEDBACK_CHARS, _sanitize
     from autograder.grader.judge import SEPARATOR
 
-    long = "the weights differ " * 30
+    long = "the weights differ " * 40
     feedback = _sanitize(
         f"AssertionError: {long}{SEPARATOR}the secret line here{SEPARATOR}b",
         {"the secret line here"},
     )
     first, second, third = feedback.split(" | ")
-    assert len(first) <= 300 and first.endswith("…")
+    assert len(first) <= _FEEDBACK_CHARS and first.endswith("…")
     assert second == "[hidden]" and third == "b"
 
 
