@@ -20,6 +20,9 @@ examples:
   python -m autograder grade submissions/ --feedback feedback/   every notebook under a folder
                                           (progress on stderr: a bar on a terminal, else a line
                                           per notebook)
+  python -m autograder check notebooks/04-training-loop.ipynb evaluate
+                                          one exercise's hidden tests, in seconds (the lab's Check)
+  python -m autograder progress           your best points and hints, chapter by chapter
   python -m autograder verify             what `make test` runs after pytest
   python -m autograder book               the course as a static HTML site (build/book/html)
 """
@@ -186,6 +189,80 @@ def _grade(args, course, notebooks) -> int:
     if len(results) > 1 and not to_stdout:
         print(f"graded {graded} of {len(results)} notebooks")
     return 1 if status or graded != len(results) else 0
+
+
+_NO_HIDDEN_TESTS = (
+    "the hidden tests are not on this machine (no {root}/source/ folder): Check needs the "
+    "course's source notebooks. Use Validate for the visible tests, and submit the notebook to "
+    "be graded"
+)
+
+
+def _hidden_tests_here(course) -> bool:
+    return course.source_dir.is_dir()
+
+
+def _check(args, course, notebooks) -> int:
+    from autograder.progress import record_check, record_hint
+
+    if args.timeout <= 0:
+        raise UsageError(f"--timeout must be positive seconds, got {args.timeout:g}")
+    path = Path(args.notebook)
+    if not path.is_file():
+        raise UsageError(
+            f"NOTEBOOK {args.notebook!r} is not a file: give the path of a saved .ipynb"
+        )
+    if not _hidden_tests_here(course):
+        print(f"autograder: {_NO_HIDDEN_TESTS.format(root=course.root)}", file=sys.stderr)
+        return 1
+    from autograder.grader.check import check_exercise
+
+    result = check_exercise(path, course, args.exercise, timeout=args.timeout)
+    if not args.no_record and result.error is None:
+        try:
+            record_check(path, result)
+            if args.hint and result.failures:
+                record_hint(path, result.chapter, result.name, args.hint)
+        except OSError as exc:
+            print(f"autograder: could not record your progress: {exc}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1, ensure_ascii=False))
+    else:
+        print(result.text(hints_shown=args.hint))
+    if result.error is not None:
+        return 1
+    return 0 if result.points == result.max_points else 1
+
+
+def _check_server(args, course, notebooks) -> int:
+    import asyncio
+
+    from autograder.grader.check import serve
+
+    if not _hidden_tests_here(course):
+        for line in sys.stdin:
+            if line.strip():
+                message = _NO_HIDDEN_TESTS.format(root=course.root)
+                print(json.dumps({"error": message, "no_hidden_tests": True}), flush=True)
+        return 0
+    asyncio.run(serve(course, timeout=args.timeout, notebook=args.notebook))
+    return 0
+
+
+def _progress(args, course, notebooks) -> int:
+    from autograder.progress import FILE_NAME, course_exercises, load, summary_text
+
+    folder = Path(args.folder) if args.folder else notebooks
+    if not folder.is_dir():
+        raise UsageError(f"FOLDER {str(folder)!r} is not a folder of notebooks")
+    data = load(folder / FILE_NAME)
+    if args.json:
+        print(json.dumps(data, indent=1, ensure_ascii=False))
+        return 0
+    print(summary_text(data, args.lang, course_exercises(folder)))
+    if not data.get("chapters"):
+        print(f"(no checks recorded yet in {folder / FILE_NAME})")
+    return 0
 
 
 class _Progress:
@@ -457,7 +534,9 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(
-        dest="command", metavar="{release,grade,verify,book,translate}", parser_class=_Parser
+        dest="command",
+        metavar="{release,grade,check,progress,verify,book,translate}",
+        parser_class=_Parser,
     )
     parser.set_defaults(command=None)
 
@@ -520,6 +599,69 @@ def _parser() -> argparse.ArgumentParser:
         "course files, no home folder, no network, and memory and process limits)",
     )
     grade.set_defaults(run=_grade)
+
+    chk = sub.add_parser(
+        "check",
+        parents=[common],
+        help="check one exercise of a notebook with its hidden tests (what the lab's Check does)",
+        description="Run one exercise's hidden tests on a notebook as saved and print the "
+        "verdict grading would give it: points, and each failing check with its feedback. Only "
+        "the cells the exercise needs run (the setup, the cells it reads names from, its "
+        "solution and its tests), in the grading sandbox. The result is recorded in "
+        "progress.json beside the notebook (see `autograder progress`).",
+        epilog="examples:\n"
+        "  python -m autograder check notebooks/04-training-loop.ipynb evaluate\n"
+        "  python -m autograder check notebooks/04-training-loop.ipynb ResidualBlock --hint 2\n"
+        "  python -m autograder check notebooks/04-training-loop.ipynb evaluate --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    chk.add_argument("notebook", metavar="NOTEBOOK", help="the learner's .ipynb file")
+    chk.add_argument(
+        "exercise",
+        metavar="EXERCISE",
+        help="the exercise: its name (evaluate), grade_id (ch04_evaluate) or what it defines "
+        "(ResidualBlock)",
+    )
+    chk.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    chk.add_argument(
+        "--hint",
+        type=int,
+        default=0,
+        choices=[0, 1, 2],
+        help="hint steps to show for each failing check: 1 the contract clause it breaks, 2 also "
+        "the chapter's section that teaches it (recorded in the progress file; default 0)",
+    )
+    chk.add_argument(
+        "--timeout", type=float, default=60.0, metavar="S", help="seconds per cell (default: 60)"
+    )
+    chk.add_argument(
+        "--no-record", action="store_true", help="do not write the result to progress.json"
+    )
+    chk.set_defaults(run=_check)
+
+    srv = sub.add_parser(
+        "check-server",
+        parents=[common],
+        help="answer checks on standard input, one JSON request per line (the lab's Check)",
+    )
+    srv.add_argument("--notebook", help="start a kernel for this notebook's chapter at once")
+    srv.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per cell")
+    srv.set_defaults(run=_check_server)
+
+    prog = sub.add_parser(
+        "progress",
+        parents=[common, edition],
+        help="your progress: each exercise's best points from Check, and the hints taken",
+    )
+    prog.add_argument(
+        "folder",
+        nargs="?",
+        metavar="FOLDER",
+        help="the folder of your notebooks and their progress.json (default: the edition's "
+        "notebooks/ folder)",
+    )
+    prog.add_argument("--json", action="store_true", help="print the record as JSON")
+    prog.set_defaults(run=_progress)
 
     ver = sub.add_parser("verify", parents=[common, edition], help="check every chapter end to end")
     ver.add_argument("--jobs", type=int, metavar="N", help="parallel grading processes")

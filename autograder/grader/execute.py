@@ -27,7 +27,7 @@ from pathlib import Path
 from autograder.grader.sandbox import Isolation, kernel_command, release_cgroup
 from autograder.transport import TransportError, load
 
-__all__ = ["Step", "StepOutcome", "run_steps", "GradingError"]
+__all__ = ["GradingError", "Step", "StepOutcome", "WarmKernel", "run_steps", "start_warm"]
 
 _TIMEOUT_ENAME = "CellTimeout"
 _INTERRUPT_GRACE_S = 5.0
@@ -99,6 +99,7 @@ async def run_steps(
     env: dict[str, str] | None = None,
     max_restarts: int = 3,
     startup_timeout: float = 60.0,
+    warm: WarmKernel | None = None,
 ) -> RunReport:
     """Run ``steps`` in order in a fresh kernel, restarting it after crashes and hangs.
 
@@ -115,6 +116,10 @@ async def run_steps(
         env: extra environment variables for the kernel.
         max_restarts: kernel restarts allowed before the remaining steps are given up.
         startup_timeout: seconds to wait for a kernel to start.
+        warm: a kernel started ahead with :func:`start_warm` for the same ``protect``,
+            ``references``, ``isolation``, ``course_root``, ``timeout`` and ``env``: the first
+            steps run there (a kernel that starts after a crash is a new one, as usual). It is
+            used up either way.
 
     Returns:
         A :class:`RunReport` with one :class:`StepOutcome` per step.
@@ -126,16 +131,22 @@ async def run_steps(
     notes: list[str] = []
     skip: set[int] = set()
     restarts, position = 0, 0
+    warm_folder = warm.folder if warm is not None else None
     with tempfile.TemporaryDirectory(prefix="autograder-") as workdir:
-        work = Path(workdir)
+        work = Path(warm.work) if warm is not None else Path(workdir)
         while position < len(steps):
-            session = _Session(
-                work, tests, (protect, references), timeout, env or {}, startup_timeout
-            )
-            session.isolation = isolation or Isolation("none")
-            session.course_root = course_root
+            if warm is not None:
+                session, warm = warm.session, None
+                session.tests = tests
+            else:
+                session = _Session(
+                    work, tests, (protect, references), timeout, env or {}, startup_timeout
+                )
+                session.isolation = isolation or Isolation("none")
+                session.course_root = course_root
             try:
-                await session.start()
+                if not session.alive:
+                    await session.start()
                 broken = False
                 for index in range(position):
                     if steps[index].kind != "cell" or index in skip:
@@ -167,8 +178,58 @@ async def run_steps(
                     for index in range(position, len(steps)):
                         outcomes[index] = StepOutcome("not-run", ename="NotRun", evalue=reason)
                     break
+    if warm_folder is not None:
+        warm_folder.cleanup()
     final = [o if o is not None else StepOutcome("not-run") for o in outcomes]
     return RunReport(final, notes, restarts)
+
+
+@dataclass
+class WarmKernel:
+    """A kernel started, harness installed, before the steps it will run are known.
+
+    Made by :func:`start_warm`; handed to :func:`run_steps` once (``warm=``), or closed with
+    :meth:`close` when it is not needed. Its folder goes with it.
+    """
+
+    session: _Session
+    work: str
+    folder: tempfile.TemporaryDirectory
+
+    async def close(self) -> None:
+        """Shut the kernel down and remove its folder."""
+        await self.session.close()
+        self.folder.cleanup()
+
+
+async def start_warm(
+    *,
+    protect: list[str],
+    references: tuple[str, ...] = ("companion",),
+    isolation: Isolation | None = None,
+    course_root: Path | None = None,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    startup_timeout: float = 60.0,
+) -> WarmKernel:
+    """Start a kernel for :func:`run_steps` ahead of time (arguments as there).
+
+    Raises:
+        GradingError: if no kernel can be started or the harness cannot be installed.
+    """
+    folder = tempfile.TemporaryDirectory(prefix="autograder-")
+    session = _Session(
+        Path(folder.name), {}, (protect, references), timeout, env or {}, startup_timeout
+    )
+    session.isolation = isolation or Isolation("none")
+    session.course_root = course_root
+    try:
+        await session.start()
+    except BaseException:
+        await session.close()
+        folder.cleanup()
+        raise
+    return WarmKernel(session, folder.name, folder)
 
 
 class _Session:

@@ -38,12 +38,21 @@ from autograder.course import (
     region_lines,
     secret_lines,
 )
-from autograder.grader.execute import GradingError, Step, run_steps
+from autograder.grader.deps import needed
+from autograder.grader.execute import GradingError, Step, WarmKernel, run_steps
 from autograder.grader.judge import SEPARATOR, judge
 from autograder.grader.sandbox import Isolation, resolve
 from autograder.i18n import translate_feedback
 
-__all__ = ["ExerciseResult", "GradeResult", "grade_notebook", "feedback_html"]
+__all__ = [
+    "ExerciseResult",
+    "GradeResult",
+    "feedback_html",
+    "grade_notebook",
+    "grade_submission",
+    "grade_submission_async",
+    "kernel_settings",
+]
 
 DEFAULT_TIMEOUT = 60.0
 # Modules with state that legitimately changes at run time (restoring it would break them).
@@ -165,6 +174,7 @@ class GradeResult:
     cell_problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
     language: str = "en"
+    steps_run: int = field(default=0, repr=False)  # cells and tests run (a check runs fewer)
 
     @property
     def graded(self) -> bool:
@@ -292,11 +302,93 @@ def grade_notebook(
         >>> print(result)  # doctest: +SKIP
     """
     start = time.perf_counter()
-    result = GradeResult(path=str(path))
+    try:
+        submission = read_json_notebook(Path(path))
+    except CourseError as exc:
+        return GradeResult(path=str(path), error=str(exc), seconds=time.perf_counter() - start)
+    return grade_submission(
+        submission,
+        course,
+        path=str(path),
+        chapter=chapter,
+        timeout=timeout,
+        fast=fast,
+        threads=threads,
+        max_restarts=max_restarts,
+        isolation=isolation,
+        start=start,
+    )
+
+
+def grade_submission(
+    submission: dict,
+    course: Course,
+    *,
+    path: str = "<notebook>",
+    chapter: str | None = None,
+    exercise: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    fast: bool = True,
+    threads: int | None = None,
+    max_restarts: int = 3,
+    isolation: Isolation | str = "auto",
+    start: float | None = None,
+) -> GradeResult:
+    """Grade a learner notebook given as JSON data: all of it, or one exercise.
+
+    Args:
+        submission: the notebook (nbformat 4 JSON data).
+        course: the course whose source notebooks hold the hidden tests.
+        path: how results and messages name the notebook.
+        chapter: the chapter it must belong to (name or number); None to read it from the notebook.
+        exercise: one exercise's grade_id (``ch04_evaluate``): only the cells that exercise needs
+            run (see :mod:`autograder.grader.deps`), and only it is judged, by the same hidden
+            tests and rules as a whole grading. None grades every exercise.
+        timeout, fast, threads, max_restarts, isolation: as for :func:`grade_notebook`.
+        start: when the grading started (``time.perf_counter()``), for ``seconds``.
+
+    Returns:
+        A :class:`GradeResult` (with one exercise when ``exercise`` is given); a broken
+        submission gives one with ``error`` set, it does not raise.
+    """
+    return _run(
+        grade_submission_async(
+            submission,
+            course,
+            path=path,
+            chapter=chapter,
+            exercise=exercise,
+            timeout=timeout,
+            fast=fast,
+            threads=threads,
+            max_restarts=max_restarts,
+            isolation=isolation,
+            start=start,
+        )
+    )
+
+
+async def grade_submission_async(
+    submission: dict,
+    course: Course,
+    *,
+    path: str = "<notebook>",
+    chapter: str | None = None,
+    exercise: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    fast: bool = True,
+    threads: int | None = None,
+    max_restarts: int = 3,
+    isolation: Isolation | str = "auto",
+    start: float | None = None,
+    warm: WarmKernel | None = None,
+) -> GradeResult:
+    """:func:`grade_submission` in the caller's event loop, where ``warm`` was started."""
+    start = time.perf_counter() if start is None else start
+    result = GradeResult(path=path)
     if isinstance(isolation, str):
         isolation = resolve(isolation)
     try:
-        submission = read_json_notebook(Path(path))
         found = course.chapter_of(submission)
         if chapter is not None:
             wanted = course.chapter(chapter)
@@ -306,12 +398,45 @@ def grade_notebook(
                     "being graded; submit the notebook of that chapter"
                 )
         result.chapter, result.language = found.name, found.language
-        _run(_grade(submission, found, result, timeout, fast, threads, max_restarts, isolation))
+        await _grade(
+            submission,
+            found,
+            result,
+            timeout,
+            fast,
+            threads,
+            max_restarts,
+            isolation,
+            exercise,
+            warm,
+        )
     except (CourseError, GradingError) as exc:
         result.error = str(exc)
         result.exercises = []
+    finally:
+        if warm is not None and warm.session.alive and result.error is not None:
+            await warm.close()  # not used: the grading stopped before it ran
     result.seconds = time.perf_counter() - start
     return result
+
+
+def kernel_settings(
+    chapter: Chapter, *, fast: bool = True, threads: int | None = None, source: dict | None = None
+) -> dict:
+    """The kernel a grading of ``chapter`` runs in: ``protect``, ``env`` and ``course_root``
+    for :func:`autograder.grader.execute.run_steps` (and ``start_warm``)."""
+    env = {"MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
+    if fast:
+        env["COURSE_FAST"] = "1"
+    if threads:
+        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            env[name] = str(threads)
+    source = chapter.read_source() if source is None else source
+    return {
+        "protect": _protected_modules(source),
+        "env": env,
+        "course_root": chapter.source.parents[2],
+    }
 
 
 def _run(coroutine):
@@ -327,27 +452,32 @@ def _run(coroutine):
 
 
 async def _grade(
-    submission, chapter: Chapter, result, timeout, fast, threads, max_restarts, isolation
+    submission,
+    chapter: Chapter,
+    result,
+    timeout,
+    fast,
+    threads,
+    max_restarts,
+    isolation,
+    only,
+    warm,
 ):
     source = chapter.read_source()
     steps, tests, exercises, notes = _plan(source, submission, chapter)
+    if only is not None:
+        steps, exercises = _only(only, steps, tests, exercises, chapter)
     result.notes.extend(notes)
+    result.steps_run = len(steps)
     result.flags.extend(_scan(submission, source))
-    env = {"MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
-    if fast:
-        env["COURSE_FAST"] = "1"
-    if threads:
-        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-            env[name] = str(threads)
     report = await run_steps(
         steps,
         tests,
-        protect=_protected_modules(source),
         timeout=timeout,
-        env=env,
         max_restarts=max_restarts,
         isolation=isolation,
-        course_root=chapter.source.parents[2],
+        warm=warm,
+        **kernel_settings(chapter, fast=fast, threads=threads, source=source),
     )
     result.notes.extend(report.notes)
     public = "\n".join(_strip_solutions(cell_source(c)) for c in source["cells"])
@@ -472,6 +602,44 @@ def _plan(source: dict, submission: dict, chapter: Chapter):
             }
         )
     return steps, tests, exercises, notes
+
+
+def _only(grade_id: str, steps: list, tests: dict, exercises: list, chapter: Chapter):
+    """The steps one exercise needs, and that exercise alone (its step indices renumbered).
+
+    Kept: the exercise's solution cell and tests, and every earlier cell they need (names they
+    read, global state; see :func:`autograder.grader.deps.needed`). Other exercises' tests run
+    only for a name they bind that a kept cell reads; nothing after the exercise's tests runs.
+    """
+    found = [e for e in exercises if e["id"] == grade_id]
+    if not found:
+        listed = ", ".join(_short(e["id"]) for e in exercises)
+        raise CourseError(
+            f"chapter {chapter.name} has no exercise {_short(grade_id)!r} (its exercises: {listed})"
+        )
+    exercise = dict(found[0])
+    last = exercise["test_step"]
+    roots = {last} | (
+        {exercise["solution_step"]} if exercise["solution_step"] is not None else set()
+    )
+    codes = []
+    for step in steps[: last + 1]:
+        if step.kind == "test":
+            visible, hidden = tests[step.source]
+            codes.append(visible + "\n" + hidden)
+        else:
+            codes.append(step.source)
+    others = {i for i, step in enumerate(steps[:last]) if step.kind == "test"}
+    keep = needed(codes, roots, stateless=others)
+    renumber, kept = {}, []
+    for index, step in enumerate(steps[: last + 1]):
+        if keep[index]:
+            renumber[index] = len(kept)
+            kept.append(step)
+    exercise["test_step"] = renumber[last]
+    if exercise["solution_step"] is not None:
+        exercise["solution_step"] = renumber[exercise["solution_step"]]
+    return kept, [exercise]
 
 
 def _insert_at(merged: list, gid: str, by_id: dict) -> int:

@@ -146,15 +146,7 @@ def _index(nb: dict, grade_id: str) -> int:
 # ignores. Every corpus file, base included, is graded this way; `autograder verify` and the
 # browser tests run the chapters whole.
 
-import ast  # noqa: E402
-import re  # noqa: E402
-import symtable  # noqa: E402
-import builtins  # noqa: E402
-
-_GLOBAL_STATE = re.compile(r"^set_|^use_|filterwarnings|^chdir$|^append$|^insert$")
-
-
-_BUILTINS = set(dir(builtins))
+from autograder.grader.deps import imported, needed  # noqa: E402
 
 
 def trim(nb: dict, source: dict) -> dict:
@@ -164,112 +156,21 @@ def trim(nb: dict, source: dict) -> dict:
         for c in source["cells"]
         if c.get("metadata", {}).get("nbgrader", {}).get("grade")
     }
-    modules = set()
-    for cell in nb["cells"]:
-        if cell["cell_type"] == "code":
-            modules |= _imported(_text(cell))
-    wanted: set[str] = set()
-    keep = [True] * len(nb["cells"])
-    for index in range(len(nb["cells"]) - 1, -1, -1):
-        cell = nb["cells"][index]
+    codes, roots, where = [], set(), []
+    for index, cell in enumerate(nb["cells"]):
         if cell["cell_type"] != "code":
             continue
         meta = cell.get("metadata", {}).get("nbgrader")
-        code = tests.get(meta.get("grade_id"), _text(cell)) if meta else _text(cell)
-        try:
-            binds, reads, state = _names(code, modules)
-        except SyntaxError:  # magics, shell lines: keep, reading everything they mention
-            binds, reads, state = set(), set(re.findall(r"[A-Za-z_]\w*", code)), True
-        graded = bool(meta) or cell.get("id", "").startswith("corpus-")
-        if graded or state or binds & wanted:
-            wanted |= reads
-        else:
-            keep[index] = False
+        if meta or cell.get("id", "").startswith("corpus-"):
+            roots.add(len(codes))
+        codes.append(tests.get(meta.get("grade_id"), _text(cell)) if meta else _text(cell))
+        where.append(index)
+    dropped = {where[i] for i, keep in enumerate(needed(codes, roots)) if not keep}
     nb = dict(nb)
-    nb["cells"] = [c for c, k in zip(nb["cells"], keep, strict=True) if k]
+    nb["cells"] = [c for i, c in enumerate(nb["cells"]) if i not in dropped]
     return nb
 
 
 def _text(cell: dict) -> str:
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else source
-
-
-def _imported(code: str) -> set[str]:
-    """The names the code's import statements bind (modules, and what is taken from them)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
-    return {
-        alias.asname or alias.name.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Import, ast.ImportFrom))
-        for alias in node.names
-    }
-
-
-def _names(code: str, modules: set[str]) -> tuple[set[str], set[str], bool]:
-    """(names the code binds or changes, names it reads, whether it sets global state).
-
-    Only module-level names count: a function's parameters and locals are its own.
-    """
-    table = symtable.symtable(code, "<cell>", "exec")
-    tree = ast.parse(code)
-    binds = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
-    # a top-level name read only after the cell itself bound it is the cell's own
-    first: dict[str, bool] = {}
-    for node in sorted(
-        (n for n in _top_level_nodes(tree) if isinstance(n, ast.Name)),
-        key=lambda n: (n.lineno, n.col_offset),
-    ):
-        first.setdefault(node.id, isinstance(node.ctx, ast.Load))
-    reads = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
-    reads = {name for name in reads if first.get(name, True)}
-    stack = list(table.get_children())
-    while stack:
-        scope = stack.pop()
-        stack.extend(scope.get_children())
-        for symbol in scope.get_symbols():
-            if symbol.is_global() or symbol.is_declared_global():
-                if symbol.is_referenced():
-                    reads.add(symbol.get_name())
-                if symbol.is_assigned() and symbol.is_declared_global():
-                    binds.add(symbol.get_name())
-    state = False
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(
-            node.ctx, ast.Load
-        ):
-            root = _root(node)  # x.attr = ..., x[i] = ...: x changes (a module: global state)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            root = _root(node.func)  # x.method(...) may change x
-            if root in modules:  # a module's function changes nothing, unless it sets state
-                state |= bool(_GLOBAL_STATE.search(node.func.attr))
-                continue
-        else:
-            continue
-        if root in modules:
-            state = True
-        elif root in reads or root in binds:
-            binds.add(root)
-    return binds - _BUILTINS, reads - _BUILTINS, state
-
-
-def _top_level_nodes(tree: ast.AST):
-    """The nodes of the module's own scope (not inside functions, classes or lambdas)."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(
-                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-            ):
-                stack.append(child)
-
-
-def _root(node: ast.AST) -> str:
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else ""

@@ -1,0 +1,384 @@
+"""Check one exercise with its hidden tests, in seconds: ``autograder check`` and the lab's Check.
+
+A check is a grading of one exercise (:func:`autograder.grader.grade.grade_submission` with
+``exercise=``): the same merge with the source notebook, the same hidden tests, the same
+two-process judgement and sandbox, and so the same points; only the cells that exercise needs
+run (the setup, the cells it reads names from, its solution and its tests).
+
+What is checked is the notebook as saved, with the code the learner last ran in their kernel laid
+over it (``sources``: cell id to code, as the lab's kernel recorded it), so that Check answers
+for the code in front of them without a save. Notes say where that differs from the saved file
+(grading reads the file).
+
+:class:`Checker` keeps a kernel started ahead for the chapter (:func:`start_warm`), so a check
+in the lab only waits for the cells and the tests; :func:`serve` answers checks on standard input
+(one JSON request per line), which is how the lab's kernel asks for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+from autograder.course import (
+    Chapter,
+    Course,
+    CourseError,
+    cell_grade_id,
+    cell_source,
+    is_solution_cell,
+    is_test_cell,
+    read_json_notebook,
+)
+from autograder.grader.execute import WarmKernel, start_warm
+from autograder.grader.grade import DEFAULT_TIMEOUT, grade_submission_async, kernel_settings
+from autograder.grader.sandbox import Isolation, resolve
+from autograder.hints import best_clause, best_section, clauses, docstring, sections
+from autograder.verdict import CheckResult
+
+__all__ = ["Checker", "check_exercise", "exercise_names", "serve"]
+
+
+def exercise_names(notebook: dict) -> dict[str, str]:
+    """{every name a learner may call an exercise by: its grade_id}: the grade_id
+    (``ch04_evaluate``), the short name (``evaluate``) and what its solution cell defines
+    (``ResidualBlock``, ``save_checkpoint``)."""
+    found: dict[str, str] = {}
+    for cell in notebook.get("cells", []):
+        grade_id = cell_grade_id(cell)
+        if not grade_id or not is_solution_cell(cell):
+            continue
+        found[grade_id] = grade_id
+        found.setdefault(re.sub(r"^ch\d{2}_", "", grade_id), grade_id)
+        for match in re.finditer(r"^(?:def|class)\s+(\w+)", cell_source(cell), re.M):
+            found.setdefault(match.group(1), grade_id)
+    return found
+
+
+def _overlay(
+    notebook: dict, grade_id: str, sources: dict[str, str] | None, order: list[str] | None
+) -> tuple[dict, list[str]]:
+    """The notebook with the code last run in the kernel laid over it; notes on differences."""
+    if sources is None:
+        return notebook, []
+    notebook = json.loads(json.dumps(notebook))
+    cells = notebook["cells"]
+    ids = {cell.get("id"): cell for cell in cells}
+    notes = []
+    solution = next((c for c in cells if cell_grade_id(c) == grade_id), None)
+    for cell_id, code in sources.items():
+        cell = ids.get(cell_id)
+        if cell is None or cell.get("cell_type") != "code" or is_test_cell(cell):
+            continue
+        if cell is solution and cell_source(cell).strip() != code.strip():
+            notes.append("saved_differs")
+        cell["source"] = code
+    if solution is not None and solution.get("id") not in sources:
+        notes.append("not_run")
+    extra = [i for i in (order or list(sources)) if i not in ids and sources.get(i, "").strip()]
+    if extra:
+        test_at = next(
+            (i for i, c in enumerate(cells) if cell_grade_id(c) == f"{grade_id}_tests"), len(cells)
+        )
+        for offset, cell_id in enumerate(extra):
+            cells.insert(
+                test_at + offset,
+                {
+                    "cell_type": "code",
+                    "id": cell_id,
+                    "metadata": {},
+                    "execution_count": None,
+                    "outputs": [],
+                    "source": sources[cell_id],
+                },
+            )
+        notes.append(f"unsaved:{len(extra)}")
+    return notebook, notes
+
+
+_NOTES = {
+    "en": {
+        "saved_differs": "the code you ran for {name} is not saved yet: grading reads the saved "
+        "notebook, so save it (Ctrl+S) before you submit",
+        "not_run": "you have not run the cell of {name} in this kernel: the saved version was "
+        "checked",
+        "unsaved": "{count} cell(s) you ran are not in the saved notebook: they were checked as if "
+        "they stood before the tests of {name}; save the notebook so that grading sees them",
+    },
+    "zh": {
+        "saved_differs": "你为 {name} 运行的代码还没有保存：评分读取的是保存的笔记本，提交前请先保存（Ctrl+S）",
+        "not_run": "你还没有在这个内核里运行 {name} 的单元：检查的是保存的版本",
+        "unsaved": "你运行的 {count} 个单元不在保存的笔记本里：检查时把它们当作位于 {name} 的测试之前；"
+        "请保存笔记本，评分才能看到它们",
+    },
+}
+
+
+def _note(key: str, language: str, name: str) -> str:
+    kind, _, count = key.partition(":")
+    table = _NOTES.get(language, _NOTES["en"])
+    return table[kind].format(name=name, count=count)
+
+
+def _hints(notebook: dict, grade_id: str, failures: list[str]) -> list[dict]:
+    """The clause and the section for each failing check (see :mod:`autograder.hints`)."""
+    cells = notebook.get("cells", [])
+    at = next((i for i, c in enumerate(cells) if cell_grade_id(c) == grade_id), len(cells))
+    contract = clauses(docstring(cell_source(cells[at]))) if at < len(cells) else []
+    chapter_sections = sections(notebook, before=at)
+    found = []
+    for failure in failures:
+        clause = best_clause(failure, contract)
+        section = best_section(failure + " " + (clause or ""), chapter_sections)
+        found.append(
+            {
+                "clause": clause,
+                "section": {"title": section.title, "anchor": section.anchor} if section else None,
+            }
+        )
+    return found
+
+
+async def check_exercise_async(
+    path: str | Path,
+    course: Course,
+    exercise: str,
+    *,
+    sources: dict[str, str] | None = None,
+    order: list[str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    isolation: Isolation | str = "auto",
+    warm: WarmKernel | None = None,
+) -> CheckResult:
+    """:func:`check_exercise` in the caller's event loop (where ``warm`` was started)."""
+    start = time.perf_counter()
+    result = CheckResult(notebook=str(path), exercise=exercise, name=exercise)
+    try:
+        saved = read_json_notebook(Path(path))
+        chapter = course.chapter_of(saved)
+        result.chapter, result.language = chapter.name, chapter.language
+        known = exercise_names(saved)
+        grade_id = known.get(exercise)
+        if grade_id is None:
+            grade_id = _missing(exercise, chapter, known)
+        result.exercise, result.name = grade_id, re.sub(r"^ch\d{2}_", "", grade_id)
+        notebook, notes = _overlay(saved, grade_id, sources, order)
+        result.notes = [_note(n, chapter.language, result.name) for n in notes]
+        result.cells = sum(1 for c in notebook["cells"] if c.get("cell_type") == "code")
+        graded = await grade_submission_async(
+            notebook,
+            course,
+            path=str(path),
+            exercise=grade_id,
+            timeout=timeout,
+            isolation=isolation,
+            warm=warm,
+        )
+        warm = None
+        if graded.error is not None:
+            raise CourseError(graded.error)
+        outcome = graded.exercises[0]
+        result.points, result.max_points, result.status = (
+            outcome.points,
+            outcome.max_points,
+            outcome.status,
+        )
+        result.ran = graded.steps_run
+        if outcome.status != "passed":
+            result.failures = [part for part in outcome.feedback.split(" | ") if part.strip()]
+            result.hints = _hints(notebook, grade_id, result.failures)
+    except CourseError as exc:
+        result.error, result.status = str(exc), "error"
+    finally:
+        if warm is not None:
+            await warm.close()
+    result.seconds = round(time.perf_counter() - start, 2)
+    return result
+
+
+def _missing(exercise: str, chapter: Chapter, known: dict[str, str]) -> str:
+    """The error for an exercise the notebook lacks: another chapter's, deleted, or unknown."""
+    match = re.match(r"^ch(\d{2})_", exercise)
+    if match and match.group(1) != f"{chapter.number:02d}":
+        raise CourseError(
+            f"{exercise} is an exercise of chapter {match.group(1)}, and this notebook is chapter "
+            f"{chapter.name}: check it in that chapter's notebook"
+        )
+    source = chapter.read_source()
+    wanted = exercise if exercise.startswith("ch") else f"{chapter.prefix}{exercise}"
+    if any(cell_grade_id(c) == wanted and is_solution_cell(c) for c in source["cells"]):
+        raise CourseError(
+            f"the cell of {exercise} is not in this notebook (deleted, or its metadata changed): "
+            "copy it back from a fresh copy of the released notebook"
+        )
+    names = sorted({v for v in known.values()})
+    listed = ", ".join(re.sub(r"^ch\d{2}_", "", n) for n in names) or "none"
+    raise CourseError(
+        f"chapter {chapter.name} has no exercise {exercise!r} (its exercises: {listed})"
+    )
+
+
+def check_exercise(
+    path: str | Path,
+    course: Course,
+    exercise: str,
+    *,
+    sources: dict[str, str] | None = None,
+    order: list[str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    isolation: Isolation | str = "auto",
+) -> CheckResult:
+    """Check one exercise of a learner notebook with its hidden tests.
+
+    Args:
+        path: the learner's notebook (.ipynb), as saved.
+        course: the course whose source notebooks hold the hidden tests.
+        exercise: the exercise, by grade_id (``ch04_evaluate``), short name (``evaluate``) or
+            the name its cell defines (``ResidualBlock``).
+        sources: code last run in the learner's kernel, by cell id, laid over the saved cells.
+        order: the cell ids of ``sources`` in the order they ran (cells the file lacks go before
+            the exercise's tests in that order).
+        timeout: seconds each cell may run (a hanging exercise is stopped and says so).
+        isolation: as for :func:`autograder.grader.grade.grade_notebook`.
+
+    Returns:
+        A :class:`autograder.verdict.CheckResult`; a notebook that cannot be checked gives one
+        with ``error`` set, it does not raise.
+
+    Example:
+        >>> result = check_exercise("notebooks/04-training-loop.ipynb", Course(Path("course")), "evaluate")  # doctest: +SKIP
+        >>> result.points, result.failures  # doctest: +SKIP
+    """
+    return asyncio.run(
+        check_exercise_async(
+            path,
+            course,
+            exercise,
+            sources=sources,
+            order=order,
+            timeout=timeout,
+            isolation=isolation,
+        )
+    )
+
+
+class Checker:
+    """Answers checks of one lab, with a kernel for the chapter always started ahead.
+
+    Args:
+        course: the course. timeout, isolation: as for :func:`check_exercise`.
+    """
+
+    def __init__(
+        self, course: Course, *, timeout: float = DEFAULT_TIMEOUT, isolation="auto"
+    ) -> None:
+        self.course, self.timeout = course, timeout
+        self.isolation = resolve(isolation) if isinstance(isolation, str) else isolation
+        self._warm: asyncio.Task | None = None
+        self._warm_for: str | None = None
+
+    def prepare(self, chapter: Chapter) -> None:
+        """Start a kernel for ``chapter`` in the background (replacing one for another)."""
+        if self._warm_for == chapter.name and self._warm is not None:
+            return
+        self._drop()
+        settings = kernel_settings(chapter)
+        self._warm_for = chapter.name
+        self._warm = asyncio.ensure_future(
+            start_warm(timeout=self.timeout, isolation=self.isolation, **settings)
+        )
+
+    def _drop(self) -> None:
+        task, self._warm, self._warm_for = self._warm, None, None
+        if task is not None:
+            task.add_done_callback(_close_unused)
+            task.cancel() if not task.done() else None
+
+    async def _take(self, chapter: Chapter) -> WarmKernel | None:
+        if self._warm_for != chapter.name or self._warm is None:
+            return None
+        task, self._warm, self._warm_for = self._warm, None, None
+        try:
+            return await task
+        except Exception:  # it could not start: the check starts its own and says why
+            return None
+
+    async def check(self, request: dict) -> CheckResult:
+        """Check ``request["exercise"]`` of ``request["notebook"]`` (with its ``sources``)."""
+        path = request.get("notebook", "")
+        warm = None
+        try:
+            chapter = self.course.chapter_of(read_json_notebook(Path(path)))
+            warm = await self._take(chapter)
+        except CourseError:
+            chapter = None
+        result = await check_exercise_async(
+            path,
+            self.course,
+            str(request.get("exercise", "")),
+            sources=request.get("sources"),
+            order=request.get("order"),
+            timeout=self.timeout,
+            isolation=self.isolation,
+            warm=warm,
+        )
+        if chapter is not None:
+            self.prepare(chapter)  # for the next check
+        return result
+
+    async def close(self) -> None:
+        """Shut the kernel started ahead down."""
+        task, self._warm, self._warm_for = self._warm, None, None
+        if task is not None:
+            if not task.done():
+                task.cancel()
+            with contextlib.suppress(BaseException):
+                warm = await task
+                await warm.close()
+
+
+def _close_unused(task: asyncio.Task) -> None:
+    if task.cancelled() or task.exception() is not None:
+        return
+    asyncio.ensure_future(task.result().close())
+
+
+async def serve(
+    course: Course,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    isolation="auto",
+    notebook: str | None = None,
+) -> None:
+    """Answer checks on standard input until it closes: one JSON request per line
+    (``{"notebook", "exercise", "sources", "order"}``), one JSON :class:`CheckResult` per line
+    on standard output. With ``notebook``, a kernel for its chapter starts at once."""
+    checker = Checker(course, timeout=timeout, isolation=isolation)
+    loop = asyncio.get_running_loop()
+    if notebook:
+        with contextlib.suppress(CourseError):
+            checker.prepare(course.chapter_of(read_json_notebook(Path(notebook))))
+    try:
+        while True:
+            line = await loop.run_in_executor(None, sys.stdin.readline)
+            if not line:
+                break
+            if not line.strip():
+                continue
+            try:
+                request = json.loads(line)
+                if not isinstance(request, dict):
+                    raise ValueError("a request is a JSON object")
+            except ValueError as exc:
+                reply = {"error": f"bad request: {exc}"}
+            else:
+                reply = (await checker.check(request)).to_dict()
+            sys.stdout.write(json.dumps(reply) + "\n")
+            sys.stdout.flush()
+    finally:
+        await checker.close()
