@@ -22,10 +22,48 @@ from __future__ import annotations
 import functools
 import sys
 
-__all__ = ["RUN_ALL_TAG", "LabReady", "current_python", "encrypt_kernels", "language_info"]
+__all__ = [
+    "RUN_ALL_TAG",
+    "LabReady",
+    "current_python",
+    "encrypt_kernels",
+    "language_info",
+    "learner_kernels",
+]
 
 RUN_ALL_TAG = "raises-exception"
 LabReady: type  # the nbgrader preprocessor, built by the module's __getattr__ on first use
+
+
+def learner_kernels(config) -> None:
+    """Give the learner's lab kernels that show Check under each exercise's tests.
+
+    The lab's Python kernels start with the IPython extension :mod:`autograder.inlab` (Check,
+    hints, progress). Nothing else about them changes; nbgrader's Validate starts its own
+    kernels and does not load it.
+
+    Args:
+        config: the traitlets ``Config`` of the learner lab's ``jupyter_server_config.py``.
+    """
+    config.ServerApp.kernel_spec_manager_class = "autograder.lab.LearnerKernelSpecs"
+
+
+@functools.cache
+def _learner_kernel_specs():
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    class LearnerKernelSpecs(KernelSpecManager):
+        """Kernel specs whose ipykernel kernels load :mod:`autograder.inlab`."""
+
+        def get_kernel_spec(self, kernel_name):
+            spec = super().get_kernel_spec(kernel_name)
+            if spec.language == "python" and any("ipykernel" in part for part in spec.argv):
+                extension = "--IPKernelApp.extra_extensions=autograder.inlab"
+                if extension not in spec.argv:
+                    spec.argv = [*spec.argv, extension]
+            return spec
+
+    return LearnerKernelSpecs
 
 
 def current_python() -> str:
@@ -97,6 +135,8 @@ def encrypt_kernels(config) -> bool:
 def __getattr__(name: str):
     if name == "LabReady":
         return _lab_ready()
+    if name == "LearnerKernelSpecs":
+        return _learner_kernel_specs()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

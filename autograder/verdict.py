@@ -40,6 +40,7 @@ _WORDS = {
         "total": "total",
         "exercise": "exercise",
         "note": "note",
+        "colon": ": ",
     },
     "zh": {
         "checked": "已用隐藏测试检查 {name}：{points} / {max} 分",
@@ -67,6 +68,7 @@ _WORDS = {
         "total": "合计",
         "exercise": "练习",
         "note": "注意",
+        "colon": "：",
     },
 }
 
@@ -138,8 +140,8 @@ class CheckResult:
             lines.append(f"  ✗ {failure}")
             for step, (label, value) in enumerate(self._ladder(index)):
                 if step < hints_shown:
-                    lines.append(f"      {label}: {value}")
-        lines += [f"  {w['note']}: {note}" for note in self.notes]
+                    lines.append(f"      {label}{w['colon']}{value}")
+        lines += [f"  {w['note']}{w['colon']}{note}" for note in self.notes]
         if self.cells:
             lines.append(
                 "  "
@@ -197,14 +199,14 @@ class CheckResult:
                         value_html = esc(value)
                     parts.append(
                         f"<div class='hint hint-{step + 1}' style='margin:.3em 0 .3em 1em'>"
-                        f"<i>{esc(label)}:</i> {value_html}</div>"
+                        f"<i>{esc(label)}{esc(w['colon'].strip())}</i> {value_html}</div>"
                     )
                 parts.append("</li>")
             parts.append("</ul>")
             more = w["hint_more"] if hints_shown < self.hint_steps else w["hint_none"]
             parts.append(f"<p style='color:#555'>{esc(more)}</p>")
         for note in self.notes:
-            parts.append(f"<p style='color:#555'>{esc(w['note'])}: {esc(note)}</p>")
+            parts.append(f"<p style='color:#555'>{esc(w['note'] + w['colon'])}{esc(note)}</p>")
         if self.cells:
             ran = w["ran"].format(
                 ran=self.ran, cells=self.cells, name=self.name, seconds=self.seconds

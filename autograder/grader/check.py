@@ -125,12 +125,16 @@ def _note(key: str, language: str, name: str) -> str:
     return table[kind].format(name=name, count=count)
 
 
-def _hints(notebook: dict, grade_id: str, failures: list[str]) -> list[dict]:
-    """The clause and the section for each failing check (see :mod:`autograder.hints`)."""
-    cells = notebook.get("cells", [])
+def _hints(chapter: Chapter, grade_id: str, failures: list[str]) -> list[dict]:
+    """The clause and the section for each failing check (see :mod:`autograder.hints`).
+
+    Read from the chapter as released in the learner's edition (the contract as written, even
+    when the learner's cell no longer holds the docstring); only its docstrings and headings.
+    """
+    cells = chapter.read_source().get("cells", [])
     at = next((i for i, c in enumerate(cells) if cell_grade_id(c) == grade_id), len(cells))
     contract = clauses(docstring(cell_source(cells[at]))) if at < len(cells) else []
-    chapter_sections = sections(notebook, before=at)
+    chapter_sections = sections({"cells": cells}, before=at)
     found = []
     for failure in failures:
         clause = best_clause(failure, contract)
@@ -191,7 +195,7 @@ async def check_exercise_async(
         result.ran = graded.steps_run
         if outcome.status != "passed":
             result.failures = [part for part in outcome.feedback.split(" | ") if part.strip()]
-            result.hints = _hints(notebook, grade_id, result.failures)
+            result.hints = _hints(chapter, grade_id, result.failures)
     except CourseError as exc:
         result.error, result.status = str(exc), "error"
     finally:
