@@ -281,7 +281,7 @@ class _Lab:
                 try:
                     state["result"], state["hints"] = self.run_check(path, grade_id), 0
                     result = state["result"]
-                    buttons["hint"].disabled = result.error is not None or not result.failures
+                    buttons["hint"].disabled = result.error is not None or not result.hint_steps
                     render()
                 except Exception as exc:  # shown, never lost in a thread
                     out.value = f"<p>{w['could_not'].format(name=short, error=exc)}</p>"
@@ -293,7 +293,7 @@ class _Lab:
 
         def on_hint(_button) -> None:
             result = state["result"]
-            if result is None or not result.failures:
+            if result is None or not result.hint_steps:
                 return
             if state["hints"] < result.hint_steps:
                 state["hints"] += 1

@@ -139,7 +139,7 @@ class CheckResult:
         for index, failure in enumerate(self.failures):
             lines.append(f"  ✗ {failure}")
             for step, (label, value) in enumerate(self._ladder(index)):
-                if step < hints_shown:
+                if step < min(hints_shown, self.hint_steps):
                     lines.append(f"      {label}{w['colon']}{value}")
         lines += [f"  {w['note']}{w['colon']}{note}" for note in self.notes]
         if self.cells:
@@ -163,8 +163,8 @@ class CheckResult:
 
     @property
     def hint_steps(self) -> int:
-        """How many hint steps there are (0 when nothing failed)."""
-        return 2 if self.failures else 0
+        """How many hint steps there are (0 when nothing failed, or nothing is written yet)."""
+        return 2 if self.hints else 0
 
     def html(self, hints_shown: int = 0) -> str:
         """The verdict for the lab: points, each failing check, and the hints asked for."""
@@ -191,7 +191,7 @@ class CheckResult:
                 parts.append(f"<li class='failure'>{esc(failure)}")
                 ladder = self._ladder(index)
                 hint = self.hints[index] if index < len(self.hints) else {}
-                for step, (label, value) in enumerate(ladder[:hints_shown]):
+                for step, (label, value) in enumerate(ladder[: min(hints_shown, self.hint_steps)]):
                     if step == 1 and hint.get("section"):
                         link = f"<a href='#{esc(hint['section']['anchor'], quote=True)}'>"
                         value_html = f"{link}{esc(value)}</a>"
@@ -203,8 +203,9 @@ class CheckResult:
                     )
                 parts.append("</li>")
             parts.append("</ul>")
-            more = w["hint_more"] if hints_shown < self.hint_steps else w["hint_none"]
-            parts.append(f"<p style='color:#555'>{esc(more)}</p>")
+            if self.hint_steps:
+                more = w["hint_more"] if hints_shown < self.hint_steps else w["hint_none"]
+                parts.append(f"<p style='color:#555'>{esc(more)}</p>")
         for note in self.notes:
             parts.append(f"<p style='color:#555'>{esc(w['note'] + w['colon'])}{esc(note)}</p>")
         if self.cells:
