@@ -607,8 +607,9 @@ def _plan(source: dict, submission: dict, chapter: Chapter):
 def _only(grade_id: str, steps: list, tests: dict, exercises: list, chapter: Chapter):
     """The steps one exercise needs, and that exercise alone (its step indices renumbered).
 
-    Kept: the exercise's solution cell and tests, and every earlier cell they need (names they
-    read, global state; see :func:`autograder.grader.deps.needed`). Other exercises' tests run
+    Kept: the first cell (the chapter's setup), the exercise's solution cell and tests, and every
+    earlier cell they need (names they read, global state; see
+    :func:`autograder.grader.deps.needed`). Other exercises' tests run
     only for a name they bind that a kept cell reads; nothing after the exercise's tests runs.
     """
     found = [e for e in exercises if e["id"] == grade_id]
@@ -622,6 +623,7 @@ def _only(grade_id: str, steps: list, tests: dict, exercises: list, chapter: Cha
     roots = {last} | (
         {exercise["solution_step"]} if exercise["solution_step"] is not None else set()
     )
+    roots.add(0)  # the chapter's setup cell (imports, seeds, the device): it always runs
     codes = []
     for step in steps[: last + 1]:
         if step.kind == "test":
