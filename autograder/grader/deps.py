@@ -3,12 +3,13 @@
 A chapter's demonstration cells (its plots, timings, exports and training runs) cost most of a
 grading and earn no points. :func:`needed` works backwards from the cells that must run (an
 exercise and its tests) and keeps a cell when it binds or changes a name a kept cell reads, or
-when it sets global state (a seed, a switch, an environment variable). Everything else can be
-left out without changing what the kept cells compute. Used by ``autograder check`` (one exercise,
-in seconds) and by the submission corpus's tests (every exercise, without the demonstrations).
+when it sets global state at its top level (a default dtype, a switch, an environment
+variable). Everything else can be left out without changing what the kept cells compute. Used by
+``autograder check`` (one exercise, in seconds) and by the submission corpus's tests (every
+exercise, without the demonstrations).
 
-Cells are read as IPython would run them: magics and shell lines are turned into Python first; a
-cell that still does not parse is kept and taken to read every name it mentions.
+A cell that is not plain Python (magics such as ``%%writefile``, shell lines) is always kept, and
+taken to bind and read every name it mentions: what a magic does is not read here.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def needed(codes: Sequence[str], roots: set[int], stateless: set[int] = frozense
         >>> needed(["import torch", "x = 1", "y = 2", "print(x)"], {3})
         [True, True, False, True]
     """
-    texts = [python_of(code) for code in codes]
+    texts = list(codes)
     modules: set[str] = set()
     for text in texts:
         modules |= imported(text)
@@ -58,25 +59,14 @@ def needed(codes: Sequence[str], roots: set[int], stateless: set[int] = frozense
     for index in range(last, -1, -1):
         try:
             binds, reads, state = names(texts[index], modules)
-        except SyntaxError:  # kept, reading everything it mentions
-            binds, reads, state = set(), set(re.findall(r"[A-Za-z_]\w*", texts[index])), True
+        except SyntaxError:  # magics, shell lines: kept, binding and reading all it mentions
+            mentioned = set(re.findall(r"[A-Za-z_]\w*", texts[index]))
+            binds, reads, state = mentioned, mentioned, True
         own = binds - (imported(texts[index]) & imported_before[index])
         if index in roots or (state and index not in stateless) or own & wanted:
             keep[index] = True
             wanted |= reads
     return keep
-
-
-def python_of(code: str) -> str:
-    """The cell as Python: IPython's magics and shell lines become the calls IPython makes."""
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-    except ImportError:  # pragma: no cover - IPython comes with the course's Jupyter tools
-        return code
-    try:
-        return TransformerManager().transform_cell(code)
-    except Exception:  # a cell IPython cannot read either: left as it is
-        return code
 
 
 def imported(code: str) -> set[str]:
