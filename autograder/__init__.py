@@ -9,12 +9,15 @@ Trust boundary: the package's layout draws it (tests/autograder/test_layout.py k
 - ``kernel/``, in the learner's kernel, where a submission runs and can tamper with anything:
   ``harness``. It imports nothing of ``grader/``, only the two straddling modules below.
 - ``grader/``, in the grader's process, which learner code never reaches and which alone decides
-  a grade: ``judge``, ``grade``, ``execute``, ``pool``, ``sandbox``, ``confine``. It imports
+  a grade: ``judge``, ``grade``, ``execute``, ``pool``, ``sandbox``, ``confine``, and ``check``
+  with ``deps`` (one exercise graded alone, on the cells it needs). It imports
   nothing of ``kernel/`` (it names the harness only in the code it sends to the kernel).
 - top level, straddling the boundary on purpose, the only modules both sides use: ``checks``
   and ``transport``.
 - top level, course tools, never near a submission: ``__main__``, ``course``, ``release``,
-  ``lab``, ``verify``, ``book``, ``i18n``.
+  ``lab``, ``verify``, ``book``, ``i18n``; and the learner's own lab tools, which run in the
+  learner's kernel but decide nothing (the verdict comes from a checking process): ``inlab``,
+  ``progress``, ``verdict``, ``hints``.
 
 ``checks`` and ``transport`` straddle because each hidden test is written once (course notebooks
 import ``autograder.checks``): its ``run`` half executes in the kernel and returns plain data,

@@ -71,8 +71,8 @@ def docstring(code: str) -> str:
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        match = re.search(r'"""(.*?)"""', code, re.S)
-        return match.group(1).strip() if match else ""
+        match = re.search(r"(\"\"\"|''')(.*?)\1", code, re.S)
+        return match.group(2).strip() if match else ""
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return ast.get_docstring(node) or ""

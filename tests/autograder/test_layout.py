@@ -165,6 +165,18 @@ def test_the_kernel_side_loads_nothing_of_the_grader_side():
             assert other in allowed, " -> ".join(chain) + ": a course tool in the kernel"
 
 
+def test_the_learners_lab_tools_load_nothing_that_grades():
+    """Check's panel runs in the learner's own kernel: the verdict comes from another process."""
+    for name in (
+        "autograder.inlab",
+        "autograder.progress",
+        "autograder.verdict",
+        "autograder.hints",
+    ):
+        for other, chain in reach(name).items():
+            assert _side(other) != GRADER, " -> ".join(chain)
+
+
 def test_the_grader_side_imports_nothing_of_the_kernel_side():
     """The grader names the harness only in the code it sends to the kernel; it never loads it."""
     for name in sorted(on(GRADER) | {GRADER}):
