@@ -10,7 +10,8 @@ Trust boundary: the package's layout draws it (tests/autograder/test_layout.py k
   ``harness``. It imports nothing of ``grader/``, only the two straddling modules below.
 - ``grader/``, in the grader's process, which learner code never reaches and which alone decides
   a grade: ``judge``, ``grade``, ``execute``, ``pool``, ``sandbox``, ``confine``, and ``check``
-  with ``deps`` (one exercise graded alone, on the cells it needs). It imports
+  with ``deps`` (one exercise graded alone, on the cells it needs) and ``service`` (the same
+  over HTTP, for a class). It imports
   nothing of ``kernel/`` (it names the harness only in the code it sends to the kernel).
 - top level, straddling the boundary on purpose, the only modules both sides use: ``checks``
   and ``transport``.

@@ -249,6 +249,45 @@ def _check_server(args, course, notebooks) -> int:
     return 0
 
 
+def _check_service(args, course, notebooks) -> int:
+    from autograder.grader.sandbox import SandboxUnavailable, resolve
+    from autograder.grader.service import CheckService, make_server
+
+    try:
+        token = Path(args.token_file).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise UsageError(f"--token-file {args.token_file!r} cannot be read: {exc}") from None
+    if not _hidden_tests_here(course):
+        raise UsageError(_NO_HIDDEN_TESTS.format(root=course.root))
+    if args.jobs < 1 or args.timeout <= 0 or args.max_mb <= 0:
+        raise UsageError(
+            f"--jobs must be at least 1, --timeout and --max-mb positive; got {args.jobs}, "
+            f"{args.timeout:g} and {args.max_mb:g}"
+        )
+    try:
+        isolation = resolve("none" if args.no_sandbox else "sandbox")
+        service = CheckService(
+            course,
+            token,
+            isolation,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            max_bytes=int(args.max_mb * 2**20),
+        )
+    except SandboxUnavailable as exc:
+        raise UsageError(f"a check service needs the sandbox: {exc}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    server = make_server(service, args.host, args.port)
+    print(isolation.describe(), file=sys.stderr)
+    print(f"checking at http://{args.host}:{server.server_port}/check (Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+    return 0
+
+
 def _progress(args, course, notebooks) -> int:
     from autograder.progress import FILE_NAME, course_exercises, load, summary_text
 
@@ -535,7 +574,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(
         dest="command",
-        metavar="{release,grade,check,progress,verify,book,translate}",
+        metavar="{release,grade,check,progress,check-service,verify,book,translate}",
         parser_class=_Parser,
     )
     parser.set_defaults(command=None)
@@ -647,6 +686,35 @@ def _parser() -> argparse.ArgumentParser:
     srv.add_argument("--notebook", help="start a kernel for this notebook's chapter at once")
     srv.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per cell")
     srv.set_defaults(run=_check_server)
+
+    svc = sub.add_parser(
+        "check-service",
+        parents=[common],
+        help="serve Check over HTTP for a class whose machines lack the hidden tests",
+        description="Answer POST /check (a notebook as JSON, an exercise) with the verdict "
+        "`autograder check` gives, always in the grading sandbox. Learners' labs use it when "
+        "their kernels have AUTOGRADER_CHECK_URL (http://HOST:PORT/check) and "
+        "AUTOGRADER_CHECK_TOKEN set (JupyterHub: c.Spawner.environment). One line per check "
+        "goes to stdout.",
+    )
+    svc.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    svc.add_argument("--port", type=int, default=8765, help="port (default: 8765)")
+    svc.add_argument(
+        "--token-file",
+        required=True,
+        metavar="FILE",
+        help="a file holding the class's token (at least 16 characters; requests must carry it "
+        "as 'Authorization: Bearer TOKEN')",
+    )
+    svc.add_argument("--jobs", type=int, default=1, metavar="N", help="checks at once (1)")
+    svc.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per cell")
+    svc.add_argument("--max-mb", type=float, default=32.0, help="largest request body (32 MB)")
+    svc.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run learners' code unconfined, as you (only for a test on your own machine)",
+    )
+    svc.set_defaults(run=_check_service)
 
     prog = sub.add_parser(
         "progress",
