@@ -41,6 +41,8 @@ _WORDS = {
         "exercise": "exercise",
         "note": "note",
         "colon": ": ",
+        "no_hidden_tests": "the hidden tests are not on this machine (no course/ folder): Check "
+        "needs them. Use Validate for the visible tests, and submit the notebook to be graded",
     },
     "zh": {
         "checked": "已用隐藏测试检查 {name}：{points} / {max} 分",
@@ -69,6 +71,8 @@ _WORDS = {
         "exercise": "练习",
         "note": "注意",
         "colon": "：",
+        "no_hidden_tests": "本机上没有隐藏测试（没有 course/ 目录），“检查”需要它们。"
+        "请用 Validate 运行可见测试，然后提交笔记本评分",
     },
 }
 

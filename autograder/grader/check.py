@@ -214,16 +214,22 @@ def _missing(exercise: str, chapter: Chapter, known: dict[str, str]) -> None:
 
     (An exercise whose cell the learner deleted is checked as grading grades it: its stub is
     put back, and the verdict says the cell is missing.)"""
+    zh = chapter.language == "zh"
     match = re.match(r"^ch(\d{2})_", exercise)
     if match and match.group(1) != f"{chapter.number:02d}":
         raise CourseError(
-            f"{exercise} is an exercise of chapter {match.group(1)}, and this notebook is chapter "
-            f"{chapter.name}: check it in that chapter's notebook"
+            f"{exercise} 是第 {match.group(1)} 章的练习，而这本笔记本是第 {chapter.name} 章："
+            "请在那一章的笔记本里检查它"
+            if zh
+            else f"{exercise} is an exercise of chapter {match.group(1)}, and this notebook is "
+            f"chapter {chapter.name}: check it in that chapter's notebook"
         )
     names = sorted(set(known.values()))
     listed = ", ".join(re.sub(r"^ch\d{2}_", "", n) for n in names) or "none"
     raise CourseError(
-        f"chapter {chapter.name} has no exercise {exercise!r} (its exercises: {listed})"
+        f"第 {chapter.name} 章没有练习 {exercise!r}（本章的练习：{listed}）"
+        if zh
+        else f"chapter {chapter.name} has no exercise {exercise!r} (its exercises: {listed})"
     )
 
 
