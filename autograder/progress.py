@@ -62,7 +62,7 @@ def load(path: str | os.PathLike) -> dict:
 def _updating(path: Path):
     """Read, let the caller change, and write back atomically, under a lock."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    lock = path.with_name(path.name + ".lock")
+    lock = path.with_name(f".{path.name}.lock")  # hidden: the file browser shows the record only
     with open(lock, "a+") as handle:
         try:
             import fcntl
