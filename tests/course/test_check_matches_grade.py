@@ -1,0 +1,138 @@
+"""Check gives every exercise the points grading gives it, on the submission corpus.
+
+``autograder check`` runs only the cells one exercise needs (:mod:`autograder.grader.deps`
+prunes the rest); grading runs the whole notebook. Each corpus file records what grading gives
+each exercise (see :mod:`tests.course.corpus`), so for the files test_submissions.py grades, the
+notebook is built whole (not trimmed: Check must prune it itself), and each exercise is checked
+through one :class:`autograder.grader.check.Checker` per chapter (a kernel kept warm between
+checks, as in the lab) and must earn exactly the recorded points, with no check that errors.
+
+Which exercises: without COURSE_CORPUS (`make test`, CI), those each sampled file lists, and
+every exercise of ``_base.py`` (about 60 checks, a few minutes); with COURSE_CORPUS (``05``,
+``03,05`` or ``all``), every exercise of every file of those chapters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from autograder.course import cell_grade_id, exercise_id, is_test_cell
+from autograder.grader.check import Checker
+from autograder.release import released_notebook
+
+from .corpus import BASE, build
+from .test_submissions import _ASKED, CHAPTERS, COURSE, _graded_files
+
+pytestmark = pytest.mark.slow
+
+CASES = [(ch, s.name) for ch in CHAPTERS for s in _graded_files(ch)]
+
+
+def _exercises(source: dict, prefix: str) -> list[str]:
+    """The chapter's exercises (grade_ids of their solution cells), in notebook order."""
+    found = []
+    for cell in source["cells"]:
+        gid = cell_grade_id(cell)
+        if gid and gid.startswith(prefix) and is_test_cell(cell) and exercise_id(gid) not in found:
+            found.append(exercise_id(gid))
+    return found
+
+
+def _checked_ids(sub, everything: list[str]) -> list[str]:
+    """What to check of one file: all its chapter's exercises with COURSE_CORPUS set, or for
+    the base; otherwise only those it lists (the others are the base's answers, checked there)."""
+    if _ASKED or sub.name == BASE[: -len(".py")]:
+        return everything
+    return [g for g in everything if g in sub.exercises]
+
+
+def _expected(sub, grade_id: str, max_points: float) -> float:
+    block = sub.exercises.get(grade_id)
+    if block is not None:
+        return block.points
+    return 0.0 if sub.base == "stub" else max_points
+
+
+def _kept_cells(path, grade_id: str) -> str:
+    """The cells Check runs for ``grade_id`` (the labels grading gives them), for a message."""
+    from autograder.course import read_json_notebook
+    from autograder.grader.grade import _only, _plan
+
+    notebook = read_json_notebook(path)
+    chapter = COURSE.chapter_of(notebook)
+    try:
+        steps, tests, exercises, _ = _plan(chapter.read_source(), notebook, chapter)
+        kept, _ = _only(grade_id, steps, tests, exercises, chapter)
+    except Exception as exc:  # the message must still come out
+        return f"(could not list them: {exc})"
+    return ", ".join(step.label for step in kept)
+
+
+async def _check_chapter(chapter: str, items: list) -> list:
+    """[(name, grade_id, CheckResult)] for the (name, path, grade_ids) of one chapter."""
+    checker = Checker(COURSE, timeout=300)  # a hang limit, as in test_submissions
+    out = []
+    try:
+        for name, path, grade_ids in items:
+            for grade_id in grade_ids:
+                result = await checker.check({"notebook": str(path), "exercise": grade_id})
+                out.append((name, grade_id, result))
+                # one line a check: seen with -s, and under a failing test's captured setup
+                print(
+                    f"{chapter}/{name} {grade_id}: {result.points:g}/{result.max_points:g} "
+                    f"{result.status} ({result.ran} cells, {result.seconds:.1f} s)",
+                    flush=True,
+                )
+    finally:
+        await checker.close()
+    return out
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory):
+    """{chapter: {name: (Submission, path, [(grade_id, CheckResult)])}}, checked chapter by
+    chapter in one event loop."""
+    folder = tmp_path_factory.mktemp("check")
+    table: dict = {}
+    plans: dict = {}
+    for chapter in CHAPTERS:
+        found = COURSE.chapter(chapter)
+        released = json.loads(released_notebook(COURSE, found))
+        everything = _exercises(found.read_source(), found.prefix)
+        subs = _graded_files(chapter)
+        base = subs[0]
+        assert base.path.name == BASE, f"chapter {chapter}'s corpus has no {BASE}"
+        items = []
+        for sub in subs:
+            path = folder / f"{chapter}-{sub.name}.ipynb"
+            path.write_text(json.dumps(build(released, sub, base), indent=1), encoding="utf-8")
+            items.append((sub.name, path, _checked_ids(sub, everything)))
+            table.setdefault(chapter, {})[sub.name] = (sub, path, [])
+        plans[chapter] = items
+
+    async def run_all():
+        for chapter, items in plans.items():
+            for name, grade_id, result in await _check_chapter(chapter, items):
+                table[chapter][name][2].append((grade_id, result))
+
+    asyncio.run(run_all())
+    return table
+
+
+@pytest.mark.parametrize(("chapter", "name"), CASES, ids=[f"{c}/{n}" for c, n in CASES])
+def test_check_gives_the_points_grading_gives(checked, chapter, name):
+    sub, path, results = checked[chapter][name]
+    wrong = []
+    for grade_id, result in results:
+        expected = _expected(sub, grade_id, result.max_points)
+        if result.status == "error" or result.points != expected:
+            wrong.append(
+                f"{grade_id}: Check gave {result.points} of {result.max_points} "
+                f"(status {result.status}), grading gives {expected}\n"
+                f"{result.text(hints_shown=0)}\n"
+                f"  cells Check ran: {_kept_cells(path, grade_id)}"
+            )
+    assert not wrong, f"{chapter}/{name} ({len(results)} checked):\n" + "\n\n".join(wrong)
