@@ -70,7 +70,8 @@ def needed(codes: Sequence[str], roots: set[int], stateless: set[int] = frozense
 
 
 def imported(code: str) -> set[str]:
-    """The names the code's import statements bind (modules, and what is taken from them).
+    """The names the code's import statements bind (modules, and what is taken from them), and
+    the names bound to ``importlib.import_module(...)`` or ``__import__(...)``.
 
     Example:
         >>> sorted(imported("import numpy as np\\nfrom torch import nn"))
@@ -80,12 +81,25 @@ def imported(code: str) -> set[str]:
         tree = ast.parse(code)
     except SyntaxError:
         return set()
-    return {
+    found = {
         alias.asname or alias.name.split(".")[0]
         for node in ast.walk(tree)
         if isinstance(node, (ast.Import, ast.ImportFrom))
         for alias in node.names
     }
+    for node in ast.walk(tree):  # m = importlib.import_module(...) or __import__(...): a module too
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and _called(node.value) in ("import_module", "__import__")
+        ):
+            found |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return found
+
+
+def _called(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
 def names(code: str, modules: set[str]) -> tuple[set[str], set[str], bool]:

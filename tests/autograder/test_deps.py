@@ -52,3 +52,11 @@ def test_magics_are_read_as_the_calls_ipython_makes_and_unreadable_cells_are_kep
 
 def test_imported_names():
     assert imported("import numpy as np\nfrom torch import nn, optim") == {"np", "nn", "optim"}
+
+
+def test_a_module_imported_by_a_call_is_a_module_and_changing_it_is_state():
+    code = 'h = importlib.import_module("autograder.kernel")\nh.probe = forge'
+    modules = imported(code)
+    assert "h" in modules
+    assert names(code, modules)[2] is True
+    assert needed(["import os", code, "x = 1"], {0, 2}) == [True, True, True]
