@@ -146,7 +146,7 @@ def _index(nb: dict, grade_id: str) -> int:
 # ignores. Every corpus file, base included, is graded this way; `autograder verify` and the
 # browser tests run the chapters whole.
 
-from autograder.grader.deps import imported, needed  # noqa: E402
+from autograder.grader.deps import needed  # noqa: E402
 
 
 def trim(nb: dict, source: dict) -> dict:
