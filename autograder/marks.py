@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,9 +130,12 @@ def _inputs_hash(paths: list[str]) -> str:
 
 def learner_of(path: str, chapter: str | None) -> str:
     """The learner a submission belongs to: nbgrader's ``submitted/<learner>/<chapter>/x.ipynb``
-    gives ``<learner>``; otherwise the notebook's folder (``class/ada/04-x.ipynb`` -> ``ada``)."""
+    gives ``<learner>`` (a folder named like a chapter, NN-name, counts as one even when the
+    notebook could not be read); otherwise the notebook's folder (``class/ada/04-x.ipynb`` ->
+    ``ada``)."""
     parent = Path(path).parent
-    if chapter and parent.name == chapter and parent.parent.name:
+    in_chapter_folder = parent.name == chapter or re.match(r"\d\d-[a-z0-9-]+$", parent.name)
+    if in_chapter_folder and parent.parent.name:
         return parent.parent.name
     return parent.name or Path(path).stem
 
@@ -211,10 +215,10 @@ def read_marks(path: str | os.PathLike) -> Marks:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        cut = exc.pos >= len(text.rstrip()) - 1
+        cut = not text.rstrip().endswith("}")  # what grade writes always ends so
         why = (
             f"it ends early (line {exc.lineno}): the file was cut short; write it again"
-            if cut or not text.strip()
+            if cut
             else f"it is not valid JSON (line {exc.lineno}: {exc.msg})"
         )
         raise MarksError(
