@@ -36,8 +36,10 @@ __all__ = ["build_report", "check_key", "write_report"]
 
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`")
 _SHAPE = re.compile(
-    r"(?:torch\.Size)?[\(\[]\s*-?\d[\d.eE+\-]*(?:\s*,\s*-?\d[\d.eE+\-]*)*\s*,?\s*[\)\]]"
+    r"torch\.Size\(\[[\d,\s]*\]\)"
+    r"|[\(\[]\s*-?\d[\d.eE+\-]*(?:\s*,\s*-?\d[\d.eE+\-]*)*\s*,?\s*[\)\]]"
 )
+
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?(?![\w])")
 _SPLIT = " | "
 # the exception's type, which the first failing check of an exercise carries and the next ones not
