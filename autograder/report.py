@@ -45,6 +45,7 @@ _SPLIT = " | "
 # the exception's type, which the first failing check of an exercise carries and the next ones not
 _ERROR_TYPE = re.compile(r"^(?:[A-Z]\w*(?:Error|Exception|Warning)|AssertionError): ")
 _TOP_CHECKS = 8
+_TOP_PAIRS = 50
 
 
 def check_key(message: str) -> str:
@@ -213,10 +214,12 @@ def build_report(
                     if grade_id in order:
                         codes[(chapter, grade_id)][index] = code
 
-    copies, companion = [], []
+    copies, companion, more_pairs = [], [], 0
     for (chapter, grade_id), found in codes.items():
         entries = by_chapter[chapter]
-        for a, b, score in sim.similar_pairs(found, threshold):
+        pairs = sim.similar_pairs(found, threshold)
+        more_pairs += max(0, len(pairs) - _TOP_PAIRS)
+        for a, b, score in pairs[:_TOP_PAIRS]:
             copies.append(
                 {
                     "chapter": chapter,
@@ -245,6 +248,11 @@ def build_report(
                 )
     copies.sort(key=lambda c: (-c["score"], c["chapter"], c["grade_id"], c["a"]["path"]))
     notes = list(notes or [])
+    if more_pairs:
+        notes.append(
+            f"{more_pairs} more similar pairs are left out: only the {_TOP_PAIRS} most similar "
+            "pairs of each exercise are listed"
+        )
     if similarity and missing_code:
         notes.append(
             f"{missing_code} graded notebooks were not found, so their code was not compared "

@@ -25,7 +25,7 @@ import ast
 import builtins
 import importlib.util
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 __all__ = [
@@ -119,6 +119,7 @@ def normalised_tokens(code: str) -> list[str] | None:
     return _tokens(tree, _BUILTINS | _modules(tree))[1:]  # without the Module node
 
 
+@lru_cache(maxsize=8192)  # a class hands in the same code many times
 def fingerprint(code: str) -> Fingerprint | None:
     """The winnowed fingerprint of ``code`` (None when it does not parse).
 
@@ -150,17 +151,34 @@ def similarity(a: Fingerprint | None, b: Fingerprint | None) -> float:
 def similar_pairs(
     codes: dict[str, str], threshold: float = THRESHOLD
 ) -> list[tuple[str, str, float]]:
-    """Every pair of ``codes`` (key -> code) scoring at least ``threshold``, best first."""
-    prints = {key: fingerprint(code) for key, code in codes.items()}
-    keys = [k for k in codes if prints[k] is not None and prints[k].comparable]
+    """Every pair of ``codes`` (key -> code) scoring at least ``threshold``, best first.
+
+    Codes with the same fingerprint are compared once (a class where many hand in the same code
+    costs no more than one where few do).
+    """
+    groups: dict[Fingerprint, list[str]] = {}
+    for key, code in codes.items():
+        found = fingerprint(code)
+        if found is not None and found.comparable:
+            groups.setdefault(found, []).append(key)
+    prints = list(groups)
     pairs = []
-    for i, a in enumerate(keys):
-        for b in keys[i + 1 :]:
-            score = similarity(prints[a], prints[b])
+    for same in groups.values():
+        pairs += [(a, b, 1.0) for i, a in enumerate(same) for b in same[i + 1 :]]
+    for i, a in enumerate(prints):
+        for b in prints[i + 1 :]:
+            score = similarity(a, b)
             if score >= threshold:
-                pairs.append((a, b, score))
-    pairs.sort(key=lambda pair: (-pair[2], pair[0], pair[1]))
+                pairs += [(x, y, score) for x in groups[a] for y in groups[b]]
+    order = {key: index for index, key in enumerate(codes)}
+    pairs = [(a, b, s) if order[a] < order[b] else (b, a, s) for a, b, s in pairs]
+    pairs.sort(key=lambda pair: (-pair[2], order[pair[0]], order[pair[1]]))
     return pairs
+
+
+def _segment(lines: list[str], node: ast.AST) -> str:
+    """A top-level definition's source (``ast.get_source_segment`` splits the file each time)."""
+    return "\n".join(lines[node.lineno - 1 : node.end_lineno]) + "\n"
 
 
 @cache
@@ -180,9 +198,10 @@ def companion_sources() -> dict[str, str]:
             continue
         module = ".".join(("companion", *path.relative_to(root).with_suffix("").parts))
         module = module.removesuffix(".__init__")
+        lines = text.splitlines()
         for node in tree.body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                found[f"{module}.{node.name}"] = ast.get_source_segment(text, node) or ""
+                found[f"{module}.{node.name}"] = _segment(lines, node)
     return found
 
 
@@ -192,6 +211,7 @@ def _companion_prints() -> dict[str, Fingerprint]:
     return {name: p for name, p in prints.items() if p is not None and p.comparable}
 
 
+@lru_cache(maxsize=8192)
 def companion_matches(code: str, threshold: float = THRESHOLD) -> list[tuple[str, str, float]]:
     """The companion functions or classes that a top-level definition of ``code`` matches.
 
@@ -202,11 +222,11 @@ def companion_matches(code: str, threshold: float = THRESHOLD) -> list[tuple[str
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return []
-    found = []
+    found, lines = [], code.splitlines()
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
-        mine = fingerprint(ast.get_source_segment(code, node) or "")
+        mine = fingerprint(_segment(lines, node))
         for name, theirs in _companion_prints().items():
             score = similarity(mine, theirs)
             if score >= threshold:
