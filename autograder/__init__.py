@@ -1,6 +1,6 @@
 """The course's autograder: release learner notebooks, grade submissions, verify chapters.
 
-Command line: ``python -m autograder {release,grade,verify,book}``. This package stays light to
+Command line: ``python -m autograder {release,grade,merge,report,export,verify,book,...}``. This package stays light to
 import (the learner's kernel imports :mod:`autograder.checks`); the public names below load on
 first use.
 
@@ -15,8 +15,10 @@ Trust boundary: the package's layout draws it (tests/autograder/test_layout.py k
   nothing of ``kernel/`` (it names the harness only in the code it sends to the kernel).
 - top level, straddling the boundary on purpose, the only modules both sides use: ``checks``
   and ``transport``.
-- top level, course tools, never near a submission: ``__main__``, ``course``, ``release``,
-  ``lab``, ``verify``, ``book``, ``i18n``; and the learner's own lab tools, which run in the
+- top level, course tools, never near a running submission: ``__main__``, ``course``,
+  ``release``, ``lab``, ``verify``, ``book``, ``i18n``; the class's marks after grading,
+  ``marks`` (marks files, shards, merge), ``report``, ``similarity`` (which parses learners'
+  code, never runs it) and ``gradebook`` (CSV, nbgrader); and the learner's own lab tools, which run in the
   learner's kernel but decide nothing (the verdict comes from a checking process): ``inlab``,
   ``progress``, ``verdict``, ``hints``.
 

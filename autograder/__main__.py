@@ -23,6 +23,11 @@ examples:
   python -m autograder check notebooks/04-training-loop.ipynb evaluate
                                           one exercise's hidden tests, in seconds (the lab's Check)
   python -m autograder progress           your best points and hints, chapter by chapter
+  python -m autograder grade submitted/ --shard 3/8 --json-file shards/3.json
+                                          the 3rd of 8 shards (a cluster's task)
+  python -m autograder merge shards/*.json --out marks.json
+  python -m autograder report marks.json --out report/   the class report (report/index.html)
+  python -m autograder export marks.json --csv marks.csv --gradebook course/gradebook.db
   python -m autograder verify             what `make test` runs after pytest
   python -m autograder book               the course as a static HTML site (build/book/html)
 """
@@ -137,6 +142,20 @@ def _grade(args, course, notebooks) -> int:
             f"--submission-timeout must be positive seconds, got {args.submission_timeout:g}"
         )
     paths = _leave_out_sources(_expand(args.paths), course)
+    inputs, shard = paths, None
+    if args.shard is not None:
+        from autograder.marks import parse_shard, shard_of
+
+        try:
+            shard = parse_shard(args.shard)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if not args.json_file:
+            raise UsageError(
+                f"--shard {args.shard} needs --json-file FILE: `autograder merge` joins the "
+                "shards' files"
+            )
+        paths = shard_of(inputs, *shard)
     json_file = _output_file(args.json_file) if args.json_file else None
     feedback = _output_dir(args.feedback) if args.feedback else None
     from autograder.grader.sandbox import SandboxUnavailable, resolve
@@ -157,7 +176,7 @@ def _grade(args, course, notebooks) -> int:
     to_stdout = args.json
     from autograder.grader.pool import default_jobs
 
-    jobs = min(args.jobs or default_jobs(), len(paths))
+    jobs = max(1, min(args.jobs or default_jobs(), len(paths)))
     progress = _Progress(len(paths), jobs, show_results=not to_stdout)
     try:
         results = grade_paths(
@@ -173,7 +192,13 @@ def _grade(args, course, notebooks) -> int:
         )
     finally:
         progress.close()
-    data = json.dumps({"submissions": [r.to_dict() for r in results]}, indent=1)
+    from autograder.marks import marks_document
+
+    pages = _feedback_names(inputs) if feedback is not None else None
+    document = marks_document(
+        results, course, shard=shard, inputs=inputs, feedback_dir=feedback, feedback_names=pages
+    )
+    data = json.dumps(document, indent=1)
     if to_stdout:
         print(data)
     status = 0
@@ -181,7 +206,7 @@ def _grade(args, course, notebooks) -> int:
         status |= _save(json_file, data + "\n")
     if feedback is not None:
         try:
-            _write_feedback(feedback, results, feedback_html)
+            _write_feedback(feedback, results, feedback_html, pages)
         except OSError as exc:
             print(f"autograder: could not write the feedback pages: {exc}", file=sys.stderr)
             status |= 1
@@ -449,19 +474,134 @@ def _save(path: Path, text: str) -> int:
         return 1
 
 
-def _write_feedback(folder: Path, results, render) -> None:
+def _feedback_names(inputs: list[str]) -> dict[str, str]:
+    """Each input's feedback page, relative to the --feedback folder: its path below the
+    inputs' common folder (over every input of the run, so the shards of a run agree)."""
+    paths = [Path(p).resolve() for p in inputs]
+    base = Path(os.path.commonpath([p.parent for p in paths])) if paths else Path.cwd()
+    return {
+        given: path.relative_to(base).with_suffix(".html").as_posix()
+        for given, path in zip(inputs, paths, strict=True)
+    }
+
+
+def _write_feedback(folder: Path, results, render, pages: dict[str, str] | None = None) -> None:
     from autograder.course import CourseError, read_json_notebook
 
-    paths = [Path(r.path).resolve() for r in results]
-    base = Path(os.path.commonpath([p.parent for p in paths])) if paths else Path.cwd()
-    for result, path in zip(results, paths, strict=True):
+    pages = pages or _feedback_names([r.path for r in results])
+    for result in results:
         try:
-            submission = read_json_notebook(path)
+            submission = read_json_notebook(Path(result.path))
         except CourseError:
             submission = None
-        target = folder / path.relative_to(base).with_suffix(".html")
+        target = folder / pages[result.path]
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(render(result, submission), encoding="utf-8")
+
+
+def _marks_files(names: list[str]):
+    from autograder.marks import read_marks
+
+    return [read_marks(name) for name in names]
+
+
+def _fresh(path: Path, what: str, force: bool) -> Path:
+    """An output path that may be written: refuses an existing one without --force."""
+    if path.exists() and not force:
+        raise UsageError(f"{what} {path} exists; pass --force to replace it")
+    if path.exists() and path.is_dir() != (what == "--out DIR"):
+        kind = "a folder" if path.is_dir() else "a file"
+        raise UsageError(f"{what} {path} is {kind}")
+    _make_folder(path if what == "--out DIR" else path.parent, f"{what} {path}")
+    return path
+
+
+def _merge(args, course, notebooks) -> int:
+    from autograder.marks import merge
+
+    document = merge(_marks_files(args.shards))
+    out = _fresh(Path(args.out), "--out", args.force)
+    out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    graded = sum(entry["graded"] for entry in document["submissions"])
+    print(
+        f"merged {len(args.shards)} shards into {out}: {len(document['submissions'])} "
+        f"submissions, {graded} graded"
+    )
+    return 0
+
+
+def _report(args, course, notebooks) -> int:
+    from autograder.marks import combine
+    from autograder.report import build_report, write_report
+
+    files = _marks_files(args.marks)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file; give a folder for the report")
+    taken = [out / name for name in ("index.html", "report.json") if (out / name).exists()]
+    if taken and not args.force:
+        raise UsageError(f"--out {out} already holds a report ({taken[0].name}); pass --force")
+    if not 0 < args.threshold <= 1:
+        raise UsageError(f"--threshold must be in (0, 1], got {args.threshold:g}")
+    submissions, versions, notes = combine(files)
+    feedback = args.feedback
+    if feedback is None:
+        recorded = {m.feedback_dir for m in files if m.feedback_dir}
+        feedback = recorded.pop() if len(recorded) == 1 else None
+    elif not Path(feedback).is_dir():
+        raise UsageError(f"--feedback {feedback} is not a folder of feedback pages")
+    roots = [Path(r) for r in args.root] + sorted({m.path.resolve().parent for m in files})
+    report = build_report(
+        submissions,
+        versions=versions,
+        notes=notes,
+        roots=roots,
+        feedback_dir=str(Path(feedback).resolve()) if feedback else None,
+        similarity=not args.no_similarity,
+        threshold=args.threshold,
+    )
+    _make_folder(out, f"--out {out}")
+    write_report(report, out)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(
+        f"{out / 'index.html'}: {report['graded']} of {report['submissions']} graded, "
+        f"{len(report['reviews'])} review flags, {len(report['copies'])} similar pairs, "
+        f"{len(report['companion'])} companion matches"
+    )
+    return 0
+
+
+def _export(args, course, notebooks) -> int:
+    from autograder.marks import combine
+
+    if not args.csv and not args.gradebook:
+        raise UsageError("export needs --csv FILE or --gradebook FILE (or both)")
+    files = _marks_files(args.marks)
+    submissions, _, notes = combine(files)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    roots = [m.path.resolve().parent for m in files]
+    if args.csv:
+        from autograder.gradebook import marks_table, write_csv
+
+        target = _fresh(Path(args.csv), "--csv", args.force)
+        rows = marks_table(submissions, course)
+        write_csv(rows, target)
+        print(f"{target}: {len(rows) - 1} learners, {len(rows[0]) - 2} columns of marks")
+    if args.gradebook:
+        from autograder.gradebook import export_gradebook
+
+        db = Path(args.gradebook)
+        if db.suffix != ".db":
+            raise UsageError(f"--gradebook {db} should be nbgrader's gradebook.db file")
+        _make_folder(db.parent, f"--gradebook {db}")
+        copy_to = Path(args.autograded) if args.autograded else None
+        for line in export_gradebook(
+            submissions, course, db, force=args.force, copy_to=copy_to, roots=roots
+        ):
+            print(f"{db}: {line}")
+    return 0
 
 
 def _verify(args, course, notebooks) -> int:
@@ -574,7 +714,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(
         dest="command",
-        metavar="{release,grade,check,progress,check-service,verify,book,translate}",
+        metavar="{release,grade,merge,report,export,check,progress,check-service,verify,book,translate}",
         parser_class=_Parser,
     )
     parser.set_defaults(command=None)
@@ -622,6 +762,12 @@ def _parser() -> argparse.ArgumentParser:
         "(default: max(600, 20 x --timeout))",
     )
     grade.add_argument("--chapter", help="require this chapter (name or number), e.g. 04")
+    grade.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="grade only the K-th of N shards of the inputs (every N-th, from the K-th; needs "
+        "--json-file); join the N files with `autograder merge`",
+    )
     grade.add_argument(
         "--no-fast", action="store_true", help="do not set COURSE_FAST=1 in the kernel"
     )
@@ -730,6 +876,65 @@ def _parser() -> argparse.ArgumentParser:
     )
     prog.add_argument("--json", action="store_true", help="print the record as JSON")
     prog.set_defaults(run=_progress)
+
+    mrg = sub.add_parser(
+        "merge",
+        help="join the marks files of `grade --shard K/N` into one, as a single run writes it",
+    )
+    mrg.add_argument("shards", nargs="+", metavar="SHARD.json", help="every shard's marks file")
+    mrg.add_argument("--out", required=True, metavar="FILE", help="the merged marks file")
+    mrg.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    mrg.set_defaults(run=_merge, course=None, notebooks=None)
+
+    rep = sub.add_parser(
+        "report",
+        parents=[common],
+        help="a class report (HTML and JSON): points, failing checks, hints, reviews, copying",
+    )
+    rep.add_argument("marks", nargs="+", metavar="MARKS.json", help="marks files of `grade`")
+    rep.add_argument("--out", required=True, metavar="DIR", help="folder for index.html")
+    rep.add_argument("--force", action="store_true", help="replace a report already in DIR")
+    rep.add_argument(
+        "--feedback",
+        metavar="DIR",
+        help="the feedback pages' folder, for the review links (default: the one grade wrote)",
+    )
+    rep.add_argument(
+        "--root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="where `grade` ran, to find the notebooks by their relative paths (repeatable)",
+    )
+    rep.add_argument(
+        "--threshold",
+        type=float,
+        default=0.9,
+        help="structural similarity from which code is listed as alike (default 0.9)",
+    )
+    rep.add_argument(
+        "--no-similarity", action="store_true", help="do not compare the learners' code"
+    )
+    rep.set_defaults(run=_report)
+
+    exp = sub.add_parser(
+        "export",
+        parents=[common],
+        help="marks to a CSV table and/or nbgrader's gradebook.db (for formgrader)",
+    )
+    exp.add_argument("marks", nargs="+", metavar="MARKS.json", help="marks files of `grade`")
+    exp.add_argument("--csv", metavar="FILE", help="one row per learner, a column per exercise")
+    exp.add_argument("--gradebook", metavar="FILE", help="nbgrader's gradebook.db (made if new)")
+    exp.add_argument(
+        "--autograded",
+        metavar="DIR",
+        help="with --gradebook: copy each submission to DIR/<student>/<chapter>/ (nbgrader's "
+        "autograded/ folder, which formgrader shows)",
+    )
+    exp.add_argument(
+        "--force", action="store_true", help="replace the CSV, submissions in the gradebook, copies"
+    )
+    exp.set_defaults(run=_export)
 
     ver = sub.add_parser("verify", parents=[common, edition], help="check every chapter end to end")
     ver.add_argument("--jobs", type=int, metavar="N", help="parallel grading processes")
