@@ -40,7 +40,13 @@ from companion.batches import (
     move_to,
     split_batch,
 )
-from companion.callbacks import FitState, callback_states, check_callbacks, load_callback_states
+from companion.callbacks import (
+    FitState,
+    callback_states,
+    check_callbacks,
+    load_callback_states,
+    start_callbacks,
+)
 from companion.checkpoint import (
     checkpoint_name,
     latest_checkpoint,
@@ -547,9 +553,12 @@ def fit(
             ``train_<metric>`` columns. The random generators and the loader's state are put
             back afterwards, so training goes on exactly as without it.
         callbacks: objects with ``on_epoch_end(record, state)``, called after every epoch;
-            one that returns True stops training (``history.stopped_early``). Built in:
+            one that returns True stops training (``history.stopped_early``). Before the
+            first epoch, each one's optional ``on_fit_start(state)`` sees the columns the
+            records will have, so a built-in callback whose ``monitor`` the run will not
+            produce stops it untrained. Built in:
             :class:`~companion.callbacks.EarlyStopping`,
-            :class:`~companion.callbacks.BestCheckpoint`; the protocol is in
+            :class:`~companion.callbacks.BestCheckpoint`; the whole protocol is in
             :mod:`companion.callbacks`. Their ``state_dict()`` goes into fit's checkpoints,
             so a resumed run stops at the same epoch as an uninterrupted one.
 
@@ -589,6 +598,8 @@ def fit(
             if run.history.stopped_early:  # a callback had stopped it: nothing more to train
                 return _finish(callbacks, state)
             check_resume_epochs(run.start_epoch, num_epochs, checkpoint_dir)
+        state.columns = _columns(optimizer, val_loader, metrics, eval_train)
+        start_callbacks(callbacks, state)  # a monitor no record will have stops here, untrained
         step_kwargs = dict(device=device, amp=amp, scaler=run.scaler, accumulate=accumulate,
                            clip_grad_norm=clip_grad_norm, skip_nonfinite=skip_nonfinite,
                            scheduler=scheduler if scheduler_step == "step" else None,
@@ -669,6 +680,17 @@ def _epoch_record(run, model, epoch, started, ctx, train_loader, val_loader, los
     if run.tally.skipped:
         record["skipped_steps"] = run.tally.skipped
     return record
+
+
+def _columns(optimizer, val_loader, metrics: dict, eval_train: bool) -> list[str]:
+    """The columns :func:`_epoch_record` can write, in its order, known before training."""
+    scores = ["accuracy", *metrics]  # accuracy only for class scores; known after a batch
+    columns = ["epoch", "train_loss"]
+    if eval_train:
+        columns += [*(f"train_{name}" for name in scores), "train_eval_loss"]
+    if val_loader is not None:
+        columns += ["val_loss", *(f"val_{name}" for name in scores)]
+    return [*columns, *_learning_rates(optimizer), "time", "skipped_steps"]
 
 
 def _learning_rates(optimizer) -> dict:
