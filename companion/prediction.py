@@ -9,32 +9,16 @@ from torch import nn
 
 from companion._loop_checks import check_loader, check_model
 from companion.amp import autocast, check_amp
-from companion.batches import check_batch_fn, check_model_device, forward, model_device, move_to
+from companion.batches import (
+    check_batch_fn,
+    check_model_device,
+    forward,
+    inputs_and_targets,
+    model_device,
+    move_to,
+)
 
 __all__ = ["predict"]
-
-
-def _split(batch, index: int, batch_fn):
-    """``(inputs, targets)`` of one batch; targets None when the batch carries none."""
-    if batch_fn is not None:
-        pair = batch_fn(batch)
-        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
-            raise TypeError(
-                f"batch_fn must return an (inputs, targets) pair (targets may be None), but "
-                f"for batch {index + 1} it returned a {type(pair).__name__}"
-            )
-        return pair[0], pair[1]
-    if isinstance(batch, torch.Tensor):
-        return batch, None
-    if isinstance(batch, (tuple, list)) and len(batch) in (1, 2):
-        # (inputs,) from a TensorDataset of inputs, or (inputs, targets)
-        return batch[0], (batch[1] if len(batch) == 2 else None)
-    raise TypeError(
-        f"predict reads a batch as inputs, (inputs,) or (inputs, targets), but batch "
-        f"{index + 1} is a {type(batch).__name__}"
-        + (f" of length {len(batch)}" if isinstance(batch, (tuple, list)) else "")
-        + "; pass batch_fn=lambda b: (inputs_of(b), targets_of(b) or None)"
-    )
 
 
 def _cat(parts: list, what: str = "the model returned"):
@@ -114,7 +98,7 @@ def predict(
     try:
         with torch.inference_mode():
             for i, batch in enumerate(loader):
-                inputs, batch_targets = _split(batch, i, batch_fn)
+                inputs, batch_targets = inputs_and_targets(batch, i, batch_fn, "predict")
                 if targets:
                     if batch_targets is None:
                         raise ValueError(_no_targets(batch, i, batch_fn))
