@@ -675,8 +675,20 @@ class LoaderCheck:
 
 @dataclasses.dataclass
 class VerificationReport:
-    """What :func:`verify_onnx` found: the checker result, one :class:`ShapeCheck` per set of
-    sizes, and the :class:`LoaderCheck` when a loader was given."""
+    """What :func:`verify_onnx` found; ``passed`` is True when everything agreed.
+
+    Attributes:
+        path: the ONNX file checked.
+        checker: ``"passed"``, or the ONNX checker's first line of complaint.
+        checks: one ``ShapeCheck`` per set of sizes tried from ``example_inputs`` (its
+            ``sizes``, ``input_shapes``, ``max_abs_diff``, ``max_rel_diff``, ``passed`` and
+            ``error``); empty without ``example_inputs``.
+        rtol: the relative tolerance the comparisons used.
+        atol: the absolute tolerance the comparisons used.
+        loader: the ``LoaderCheck`` over a loader's batches (``batches``, ``samples``, the
+            worst ``max_abs_diff`` and ``max_rel_diff``, ``worst_batch``, ``passed``,
+            ``error``), or None without ``loader``.
+    """
 
     path: str
     checker: str

@@ -314,9 +314,14 @@ def train_one_epoch(
     NaN (no checkpoint is written past it). ``skip_nonfinite=True`` reads each loss at its step.
 
     Args:
-        model, loader, optimizer, loss_fn: the usual; ``loader`` yields ``(inputs, targets)``,
-            where ``inputs`` may be a tensor, a tuple (passed as ``model(*inputs)``) or a dict
-            (``model(**inputs)``).
+        model: the model to train, already on ``device``; it is left in train mode.
+        loader: yields ``(inputs, targets)`` batches, where ``inputs`` may be a tensor, a
+            tuple (passed as ``model(*inputs)``) or a dict (``model(**inputs)``); anything
+            else through ``batch_fn``.
+        optimizer: built over the model's parameters; its gradients are cleared before every
+            step.
+        loss_fn: ``loss_fn(outputs, targets) -> scalar tensor``, a mean over the batch (for
+            ``accumulate`` to give the larger batch's update).
         device: where the batches go; ``"auto"``: where the model's parameters are.
         amp: None, ``"bf16"`` or ``"fp16"``. Autocast wraps forward and loss only.
         scaler: a ``torch.amp.GradScaler``; required with ``amp="fp16"``. Create it once
@@ -412,8 +417,16 @@ def evaluate(
     ``torch.inference_mode()``, then restores every submodule's previous mode.
 
     Args:
-        model, loader, loss_fn, device, batch_fn, loss_takes_inputs: as in
-            :func:`train_one_epoch`.
+        model: the model to evaluate; it runs in eval mode and gets its modes back after.
+        loader: yields ``(inputs, targets)`` batches (or what ``batch_fn`` reads), e.g. the
+            validation ``DataLoader``; its order does not matter.
+        loss_fn: the loss to average over samples, ``loss_fn(outputs, targets)`` (the
+            training loss, so that validation and training losses compare).
+        device: where the batches go; ``"auto"``: where the model's parameters are.
+        batch_fn: ``batch_fn(batch) -> (inputs, targets)`` for loaders that yield something
+            else, as in :func:`train_one_epoch`.
+        loss_takes_inputs: call ``loss_fn(outputs, targets, inputs)``, for a loss that needs
+            the inputs (a padding mask).
         metrics: extra ``{name: metric}``: a function ``fn(outputs, targets)`` returning the
             batch mean, averaged over samples (a per-sample average: right for accuracy, not
             for F1), or a stateful object with ``update(outputs, targets)``, ``compute()`` and
@@ -514,7 +527,13 @@ def fit(
     reads its sums once, at the end.
 
     Args:
-        model, train_loader, optimizer, loss_fn: the usual. The model is moved to ``device``.
+        model: the model to train; ``fit`` moves it to ``device`` (and wraps it in DDP under
+            torchrun), and checkpoints hold it unwrapped.
+        train_loader: yields ``(inputs, targets)`` batches (or what ``batch_fn`` reads); a
+            ``DataLoader`` over a map-style dataset resumes mid-epoch without replaying.
+        optimizer: built over the model's parameters; its state is in every checkpoint.
+        loss_fn: ``loss_fn(outputs, targets) -> scalar tensor``, a mean over the batch; also
+            the validation loss.
         num_epochs: total epochs (a resumed run continues up to this number).
         val_loader: evaluated after every epoch with :func:`evaluate`.
         scheduler: stepped once per epoch (``ReduceLROnPlateau`` gets the validation loss,
@@ -525,13 +544,26 @@ def fit(
             or warm-up stepped per epoch warns. Count steps with
             :func:`companion.steps_per_epoch`.
         device: ``"auto"`` (CUDA, MPS, CPU), or an explicit device.
-        amp, accumulate, clip_grad_norm, skip_nonfinite: as in :func:`train_one_epoch`; with
-            ``amp="fp16"`` a GradScaler is created (and checkpointed).
-        checkpoint_dir: write a checkpoint after every epoch (and every ``checkpoint_every``
-            optimizer steps), keep the newest ``keep_last``. A first SIGINT (Ctrl-C) or SIGTERM
-            stops training after the current step, saves a checkpoint when there is a
+        amp: None, ``"bf16"`` or ``"fp16"`` (autocast around forward and loss); with
+            ``"fp16"`` fit creates the GradScaler itself and keeps it in its checkpoints.
+        accumulate: micro-batches per optimizer step, as in :func:`train_one_epoch`;
+            ``checkpoint_every`` and per-step schedules count the steps, not the batches.
+        clip_grad_norm: the largest gradient norm allowed, applied after unscaling; None
+            leaves gradients as they are.
+        skip_nonfinite: skip an optimizer step whose loss is NaN or infinite instead of
+            raising :class:`NonFiniteLossError`; each skip is counted in the epoch's
+            ``skipped_steps`` column.
+        checkpoint_dir: the folder where a checkpoint is written after every epoch (and
+            every ``checkpoint_every`` steps); None writes none. A first SIGINT (Ctrl-C) or
+            SIGTERM stops training after the current step, saves a checkpoint when there is a
             ``checkpoint_dir``, and returns the History with ``interrupted=True`` (a second
             Ctrl-C aborts at once).
+        checkpoint_every: also checkpoint inside an epoch after every this many optimizer
+            steps (counted over the whole run), so that a crash or ``kill -9`` loses at most
+            that many steps; ``resume=True`` continues from such a checkpoint mid-epoch.
+            None checkpoints at epoch ends only. Needs ``checkpoint_dir``.
+        keep_last: how many of the newest checkpoints stay in ``checkpoint_dir``; older ones
+            are deleted after each save (an int >= 1).
         resume: continue from the newest checkpoint in ``checkpoint_dir`` (start fresh if there
             is none). The resumed run is bit-for-bit the uninterrupted one on CPU. Inside an
             epoch it loads only the batches still to come: a ``DataLoader`` over a map-style
@@ -543,11 +575,17 @@ def fit(
             it. Other loaders (iterable datasets, custom samplers, ``persistent_workers=True``)
             are iterated past the consumed batches, with a
             :class:`~companion.resume.ReplayWarning` that says so.
-        progress: a tqdm progress bar per epoch (terminal or notebook); its running loss is
-            read from the device when it is redrawn, at most twice a second.
+        progress: show a tqdm progress bar per epoch (terminal or notebook); its running loss
+            is read from the device when it is redrawn, at most twice a second.
+        scheduler_step: ``"epoch"`` steps ``scheduler`` once after every epoch; ``"step"``
+            after every optimizer step actually taken (warm-up, OneCycleLR), as
+            ``train_one_epoch`` does.
         metrics: extra validation metrics (functions or stateful objects), see
             :func:`evaluate`; columns ``val_<name>``.
-        batch_fn, loss_takes_inputs: as in :func:`train_one_epoch`; used for validation too.
+        batch_fn: ``batch_fn(batch) -> (inputs, targets)`` for loaders that yield something
+            else (a dict), applied to training and validation batches alike.
+        loss_takes_inputs: call ``loss_fn(outputs, targets, inputs)`` in training and
+            validation, for a loss that needs the inputs (a padding mask).
         eval_train: after every epoch also evaluate on ``train_loader`` (eval mode, one more
             forward pass over it), adding ``train_eval_loss``, ``train_accuracy`` and
             ``train_<metric>`` columns. The random generators and the loader's state are put
