@@ -586,10 +586,10 @@ def _check_dynamic(
         )
     recurrent = [type(m).__name__ for m in model.modules() if isinstance(m, nn.RNNBase)]
     rnn_hint = (
-        f" If nothing else uses the length, the {recurrent[0]} may: torch.export can unroll a "
-        "recurrent layer over the example's length (it has done so for a module exported "
-        "twice in one process); legacy=True exports it as ONNX's own recurrent operator, whose "
-        "length stays dynamic (check that file with verify_onnx and a loader)."
+        f" If nothing else uses the length, the {recurrent[0]} may: torch.export has fixed a "
+        "recurrent layer's length when the same model had been exported before in this "
+        "process; legacy=True exports it as ONNX's own recurrent operator, whose length stays "
+        "dynamic (check that file with verify_onnx and a loader)."
         if recurrent
         else ""
     )
@@ -852,7 +852,8 @@ def _size_plan(
     for name, values in tries.items():
         plan += [(example_batch, {**example, name: n}) for n in values if n != example[name]]
     if symbols:
-        largest = (max(batch_sizes), {name: max(values) for name, values in tries.items()})
+        biggest = max(*batch_sizes, example_batch)
+        largest = (biggest, {name: max(values) for name, values in tries.items()})
         if largest not in plan:
             plan.append(largest)
     return batch_name, symbols, plan
