@@ -376,8 +376,11 @@ def _other_failure_message(model: nn.Module, exc: BaseException) -> str:
     text = _ANSI.sub("", str(exc)).strip() or type(exc).__name__
     tips = [
         "check that model(*example_inputs) runs in eval mode and returns tensors;",
-        "if the message mentions constraints or specialization, the model fixes the batch size "
-        "(e.g. x.view(4, -1)): use x.flatten(1) / x.view(x.shape[0], -1), or dynamic_batch=False;",
+        "if the message mentions constraints or specialization, the model fixes the size of an "
+        "axis declared dynamic: the batch (x.view(4, -1): use x.flatten(1) or "
+        "x.view(x.shape[0], -1), or dynamic_batch=False) or one in dynamic_shapes (a reshape "
+        "built from the example's length: use x.shape[2]; or drop that axis); inputs whose "
+        "axes must be equal share one Dim object;",
         "if an operator is unsupported, try a newer opset (opset=...) or rewrite that piece with "
         "common tensor operations;",
         "run torch.export.export(model, example_inputs) alone to see which step fails, or pass "
