@@ -1,9 +1,10 @@
 """Export a model to ONNX and check that ONNX Runtime computes what PyTorch computes.
 
 Two calls: :func:`export_onnx` writes the file with the ``torch.export``-based exporter (batch
-dimension dynamic, model in eval mode), :func:`verify_onnx` runs the ONNX checker and compares ONNX
-Runtime with eager PyTorch at several batch sizes. ``onnx`` and ``onnxruntime`` are imported inside
-the functions that need them.
+dimension dynamic, other axes dynamic where ``dynamic_shapes`` says so, model in eval mode),
+:func:`verify_onnx` runs the ONNX checker and compares ONNX Runtime with eager PyTorch at several
+sizes of every dynamic axis and, given a loader, on every real batch. ``onnx`` and
+``onnxruntime`` are imported inside the functions that need them.
 """
 
 from __future__ import annotations
@@ -612,9 +613,12 @@ def _check_dynamic(
 def _export_legacy(model, inputs, path, in_names, out_names, shapes, opset) -> None:
     axes = None
     if shapes is not None:
+        hint = type(torch.export.Dim.AUTO)
         axes = {
             name: {
-                axis: _axis_name(dim, name, axis) or f"{name}_{axis}" for axis, dim in spec.items()
+                axis: f"{name}_{axis}" if isinstance(dim, hint) else dim.__name__
+                for axis, dim in spec.items()
+                if dim is not None and dim is not torch.export.Dim.STATIC
             }
             for name, spec in zip(in_names, shapes)
         }
