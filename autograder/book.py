@@ -284,6 +284,10 @@ def _home(readme: Path, chapters: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
+# Pages that open with a module's docstring: what no single name's docstring holds.
+API_INTROS = {"callbacks": "companion.callbacks"}  # the callback protocol fit follows
+
+
 def _api_pages(folder: Path) -> None:
     import inspect
 
@@ -307,6 +311,9 @@ def _api_pages(folder: Path) -> None:
     for group, (title, names) in API_GROUPS.items():
         index.append(f"- [{title}]({group}.md): " + ", ".join(f"`{n}`" for n in names))
         page = [f"# {title}", "", "```{eval-rst}", ".. currentmodule:: companion", ""]
+        if group in API_INTROS:  # a module whose docstring the page needs (a protocol)
+            page += [f".. automodule:: {API_INTROS[group]}", "   :no-members:", "",
+                     ".. currentmodule:: companion", ""]  # fmt: skip
         for name in names:
             obj = getattr(companion, name)
             if inspect.isclass(obj):

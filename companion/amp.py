@@ -37,6 +37,12 @@ def autocast(device: torch.device | str, amp: str | None):
 
     Wrap the forward pass and the loss only; ``backward()`` and ``optimizer.step()`` stay outside.
 
+    Args:
+        device: the device the forward pass runs on (a ``torch.device`` or a string such as
+            ``"cuda"``); its type picks the autocast backend.
+        amp: ``"bf16"`` or ``"fp16"`` for the precision operations may drop to, or None for
+            full precision (the context then does nothing).
+
     Example:
         >>> with autocast("cpu", "bf16"):
         ...     y = torch.nn.Linear(4, 2)(torch.randn(3, 4))
@@ -56,6 +62,11 @@ def make_scaler(device: torch.device | str, amp: str | None) -> torch.amp.GradSc
     fp16 has a narrow exponent range: small gradients underflow to zero unless the loss is
     scaled up before ``backward()``; the scaler does that and skips steps whose gradients
     overflowed.
+
+    Args:
+        device: the device training runs on; the scaler is built for its type.
+        amp: the mixed-precision mode of the run: only ``"fp16"`` gets a scaler; ``"bf16"``
+            and None return None.
 
     Example:
         >>> make_scaler("cpu", "fp16") is not None, make_scaler("cpu", "bf16")

@@ -70,6 +70,33 @@ def split_batch(batch, epoch: int, batch_index: int, batch_fn=None):
     )
 
 
+def inputs_and_targets(batch, index: int, batch_fn, who: str):
+    """``(inputs, targets)`` of a batch to run the model on; targets None when it carries none.
+
+    Reads inputs, ``(inputs,)`` or ``(inputs, targets)``, or what ``batch_fn`` returns; ``who``
+    (``"predict"``, ``"verify_onnx"``) names the caller in errors.
+    """
+    if batch_fn is not None:
+        pair = batch_fn(batch)
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise TypeError(
+                f"batch_fn must return an (inputs, targets) pair (targets may be None), but "
+                f"for batch {index + 1} it returned a {type(pair).__name__}"
+            )
+        return pair[0], pair[1]
+    if isinstance(batch, torch.Tensor):
+        return batch, None
+    if isinstance(batch, (tuple, list)) and len(batch) in (1, 2):
+        # (inputs,) from a TensorDataset of inputs, or (inputs, targets)
+        return batch[0], (batch[1] if len(batch) == 2 else None)
+    raise TypeError(
+        f"{who} reads a batch as inputs, (inputs,) or (inputs, targets), but batch "
+        f"{index + 1} is a {type(batch).__name__}"
+        + (f" of length {len(batch)}" if isinstance(batch, (tuple, list)) else "")
+        + "; pass batch_fn=lambda b: (inputs_of(b), targets_of(b) or None)"
+    )
+
+
 def move_to(obj, device: torch.device, non_blocking: bool):
     """``obj`` on ``device``: a tensor, or the tensors inside lists, tuples and dicts."""
     if isinstance(obj, torch.Tensor):

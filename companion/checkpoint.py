@@ -49,6 +49,10 @@ class CheckpointError(RuntimeError):
 def unwrap_model(model: nn.Module) -> nn.Module:
     """Return the plain module inside DataParallel, DistributedDataParallel and torch.compile.
 
+    Args:
+        model: a module, wrapped any number of times or not at all; a plain module is
+            returned as it is.
+
     Example:
         >>> net = nn.Linear(2, 2)
         >>> unwrap_model(nn.DataParallel(net)) is net
@@ -271,7 +275,10 @@ def save_checkpoint(
         path: the file to write (its folder is created). An existing file is replaced only
             once the new one is completely on disk.
         model: the model; wrappers (DataParallel, DDP, torch.compile) are unwrapped first.
-        optimizer, scheduler, scaler: saved when given.
+        optimizer: the optimizer whose state (momentum buffers, step counts) is saved, or
+            None.
+        scheduler: the learning-rate scheduler whose position is saved, or None.
+        scaler: the fp16 ``GradScaler`` whose current scale is saved, or None.
         epoch: by convention the number of completed epochs, i.e. the epoch to resume from.
         step: batches done inside the current epoch (0 at an epoch boundary).
         train_loader: a DataLoader or :class:`~companion.loaders.InMemoryLoader` whose own
@@ -422,8 +429,14 @@ def load_checkpoint(
         path: the checkpoint file.
         model: receives the weights (``module.``/``_orig_mod.`` prefixes in the file are fine,
             and so is a wrapped model).
-        optimizer, scheduler, scaler, train_loader: restored when given; asking for one the
-            file does not hold is an error.
+        optimizer: receives the saved optimizer state when given (it must have been built
+            over this model's parameters); an error if the file holds none.
+        scheduler: receives the saved scheduler position when given; an error if the file
+            holds none.
+        scaler: receives the saved fp16 loss scale when given; an error if the file holds
+            none.
+        train_loader: gets back its generator's state, so that its shuffling order replays;
+            an error if the file holds none.
         restore_rng: restore Python, NumPy, torch and CUDA generators. With False, the saved
             generator state is returned under ``"rng"`` for the caller to restore later.
         map_location: where tensors are loaded first (the optimizer moves its state to its
@@ -512,6 +525,10 @@ def latest_checkpoint(directory: str | os.PathLike) -> Path | None:
     Files named by ``fit`` (``ckpt-eEEEE-sSSSSSSSSS.pt``) are ordered by progress; otherwise the
     newest ``*.pt``/``*.pth`` file by modification time. Temporary files from an interrupted
     save are never picked, nor is a file that is not a complete archive.
+
+    Args:
+        directory: the folder to look in (not searched recursively); a folder that does not
+            exist holds no checkpoint.
 
     Example:
         >>> latest_checkpoint("runs/")  # doctest: +SKIP

@@ -332,7 +332,14 @@ def _broken_torch_checks(report: DoctorReport, err: BaseException) -> None:
 def _version_checks(report: DoctorReport) -> tuple[str | None, str | None]:
     add = report.checks.append
     add(Check("versions", "Python", OK, f"{platform.python_version()} ({sys.executable})"))
-    add(Check("versions", "torch", OK, f"{torch.__version__} ({os.path.dirname(torch.__file__)})"))
+    hip = getattr(torch.version, "hip", None)
+    build = (
+        f"CUDA {torch.version.cuda} build"
+        if torch.version.cuda
+        else (f"ROCm {hip} build" if hip else "CPU-only build")
+    )
+    where = os.path.dirname(torch.__file__)
+    add(Check("versions", "torch", OK, f"{torch.__version__}, {build} ({where})"))
     try:
         import torchvision
 
@@ -343,7 +350,6 @@ def _version_checks(report: DoctorReport) -> tuple[str | None, str | None]:
         add(Check("versions", "torchvision", FAIL, f"{_first_line(err)}; {diagnose(err).fix}"))
     wheel = torch.version.cuda
     if wheel is None:
-        hip = getattr(torch.version, "hip", None)
         detail = f"ROCm/HIP build {hip}" if hip else "none: this is a CPU-only wheel"
         add(Check("versions", "CUDA runtime", SKIP, detail))
     else:
@@ -423,7 +429,14 @@ def _device_checks(report: DoctorReport, driver: str | None, wheel: str | None) 
             )
         )
     else:
-        add(Check("devices", "CUDA", SKIP, "not available: no NVIDIA GPU or driver found"))
+        lean = (
+            "; this torch is a CUDA build, whose CUDA libraries take several GB: without a GPU "
+            "the CPU build does the same work (pip install torch --index-url "
+            "https://download.pytorch.org/whl/cpu)"
+            if wheel is not None
+            else ""
+        )
+        add(Check("devices", "CUDA", SKIP, f"not available: no NVIDIA GPU or driver found{lean}"))
     mps = getattr(torch.backends, "mps", None)
     if mps is not None and mps.is_available():
         add(Check("devices", "MPS", OK, "Apple silicon GPU (Metal)"))

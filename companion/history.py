@@ -19,8 +19,12 @@ class History:
     ``val_<metric>`` (``train_<metric>`` with ``fit(eval_train=True)``). Every column is an
     attribute: ``history.val_accuracy`` is the list over epochs.
 
-    ``interrupted`` is True when a signal (Ctrl-C, SIGTERM) stopped ``fit`` before
-    ``num_epochs``; ``stopped_early`` when a callback (``EarlyStopping``) did.
+    Attributes:
+        records: one plain dict per epoch, in order (the columns above).
+        interrupted: True when a signal (Ctrl-C, SIGTERM) stopped ``fit`` before
+            ``num_epochs``.
+        stopped_early: True when a callback (``EarlyStopping``) stopped ``fit`` before
+            ``num_epochs``.
 
     Example:
         >>> h = History()
@@ -40,7 +44,11 @@ class History:
         return len(self.records)
 
     def column(self, name: str) -> list:
-        """Values of one column, ``None`` where an epoch lacks it (e.g. ``"val_accuracy"``)."""
+        """Values of one column, ``None`` where an epoch lacks it (e.g. ``"val_accuracy"``).
+
+        Args:
+            name: the column, e.g. ``"val_loss"``; a name no epoch has gives all None.
+        """
         return [r.get(name) for r in self.records]
 
     def __getattr__(self, name: str) -> list:

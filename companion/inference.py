@@ -126,10 +126,26 @@ def _cpu_int8() -> tuple[str, bool | None]:
 class QuantizationReport:
     """What :func:`quantize_onnx` did. Accuracy and speed fields are None without a loader.
 
-    ``size_ratio`` is quantized size / original size; ``speed_ratio`` is original time /
-    quantized time (above 1 means int8 is faster); ``accuracy_change`` is int8 minus float.
-    ``scheme`` is the int8 format used (see :func:`quantize_onnx`); ``cpu`` says what this
-    CPU's int8 kernels are (x86 with or without VNNI, or another architecture).
+    Attributes:
+        path: the float ONNX file that was quantized.
+        out_path: the int8 file written.
+        size_bytes: the float file's size on disk, in bytes.
+        quantized_size_bytes: the int8 file's size on disk, in bytes.
+        size_ratio: quantized size / original size (about 0.25 for a model of weights).
+        accuracy: the float file's accuracy over the loader (outputs ``(N, classes)``,
+            targets ``(N,)``), or None.
+        quantized_accuracy: the int8 file's accuracy over the same samples, or None.
+        accuracy_change: int8 accuracy minus float accuracy (negative: int8 lost some), or
+            None.
+        speed_ratio: original time / quantized time on the loader's first batch (above 1
+            means int8 is faster), or None.
+        max_abs_diff: the largest ``|int8 - float|`` over every output element of the
+            loader, or None.
+        num_samples: how many samples the loader gave (0 without a loader).
+        scheme: the int8 format used (see :func:`quantize_onnx`).
+        cpu: what this CPU's int8 kernels are (x86 with or without VNNI, or another
+            architecture).
+        notes: sentences on what was skipped or how something was measured.
     """
 
     path: str
@@ -353,6 +369,11 @@ class InferenceBenchmark:
     Each row holds ``batch_size``, ``eager_ms``, ``onnxruntime_ms``, ``onnxruntime_speedup``
     (eager time / ORT time), ``onnxruntime_max_abs_diff``, ``compile_ms``, ``compile_speedup``,
     ``compile_max_abs_diff`` and ``compile_first_call_s`` (compile time, not in ``compile_ms``).
+
+    Attributes:
+        rows: one dict per batch size, with the keys above.
+        notes: sentences on what could not be measured (``torch.compile`` failing, say) and
+            how the timings were taken.
     """
 
     rows: list[dict[str, Any]]
@@ -390,7 +411,11 @@ class InferenceBenchmark:
         return html_table(*self._cells()) + f"<ul>{notes}</ul>"
 
     def plot(self, ax: Any = None) -> Any:
-        """Bar chart of the speed-up over eager PyTorch per batch size; returns the Axes."""
+        """Bar chart of the speed-up over eager PyTorch per batch size; returns the Axes.
+
+        Args:
+            ax: a matplotlib Axes to draw on, or None for a new figure.
+        """
         plt = need("matplotlib.pyplot", "plots", "InferenceBenchmark.plot")
 
         if ax is None:

@@ -229,7 +229,12 @@ class LeakDetector:
         return sample
 
     def watch(self, loader: Iterable) -> Iterator:
-        """Yield the items of ``loader``, measuring before each one and after the last."""
+        """Yield the items of ``loader``, measuring before each one and after the last.
+
+        Args:
+            loader: any iterable (a ``DataLoader``, a list of batches); its items are passed
+                on unchanged.
+        """
         for item in loader:
             self.snapshot(thorough=False)
             yield item

@@ -40,7 +40,13 @@ from companion.batches import (
     move_to,
     split_batch,
 )
-from companion.callbacks import FitState, callback_states, check_callbacks, load_callback_states
+from companion.callbacks import (
+    FitState,
+    callback_states,
+    check_callbacks,
+    load_callback_states,
+    start_callbacks,
+)
 from companion.checkpoint import (
     checkpoint_name,
     latest_checkpoint,
@@ -308,9 +314,14 @@ def train_one_epoch(
     NaN (no checkpoint is written past it). ``skip_nonfinite=True`` reads each loss at its step.
 
     Args:
-        model, loader, optimizer, loss_fn: the usual; ``loader`` yields ``(inputs, targets)``,
-            where ``inputs`` may be a tensor, a tuple (passed as ``model(*inputs)``) or a dict
-            (``model(**inputs)``).
+        model: the model to train, already on ``device``; it is left in train mode.
+        loader: yields ``(inputs, targets)`` batches, where ``inputs`` may be a tensor, a
+            tuple (passed as ``model(*inputs)``) or a dict (``model(**inputs)``); anything
+            else through ``batch_fn``.
+        optimizer: built over the model's parameters; its gradients are cleared before every
+            step.
+        loss_fn: ``loss_fn(outputs, targets) -> scalar tensor``, a mean over the batch (for
+            ``accumulate`` to give the larger batch's update).
         device: where the batches go; ``"auto"``: where the model's parameters are.
         amp: None, ``"bf16"`` or ``"fp16"``. Autocast wraps forward and loss only.
         scaler: a ``torch.amp.GradScaler``; required with ``amp="fp16"``. Create it once
@@ -406,8 +417,16 @@ def evaluate(
     ``torch.inference_mode()``, then restores every submodule's previous mode.
 
     Args:
-        model, loader, loss_fn, device, batch_fn, loss_takes_inputs: as in
-            :func:`train_one_epoch`.
+        model: the model to evaluate; it runs in eval mode and gets its modes back after.
+        loader: yields ``(inputs, targets)`` batches (or what ``batch_fn`` reads), e.g. the
+            validation ``DataLoader``; its order does not matter.
+        loss_fn: the loss to average over samples, ``loss_fn(outputs, targets)`` (the
+            training loss, so that validation and training losses compare).
+        device: where the batches go; ``"auto"``: where the model's parameters are.
+        batch_fn: ``batch_fn(batch) -> (inputs, targets)`` for loaders that yield something
+            else, as in :func:`train_one_epoch`.
+        loss_takes_inputs: call ``loss_fn(outputs, targets, inputs)``, for a loss that needs
+            the inputs (a padding mask).
         metrics: extra ``{name: metric}``: a function ``fn(outputs, targets)`` returning the
             batch mean, averaged over samples (a per-sample average: right for accuracy, not
             for F1), or a stateful object with ``update(outputs, targets)``, ``compute()`` and
@@ -508,7 +527,13 @@ def fit(
     reads its sums once, at the end.
 
     Args:
-        model, train_loader, optimizer, loss_fn: the usual. The model is moved to ``device``.
+        model: the model to train; ``fit`` moves it to ``device`` (and wraps it in DDP under
+            torchrun), and checkpoints hold it unwrapped.
+        train_loader: yields ``(inputs, targets)`` batches (or what ``batch_fn`` reads); a
+            ``DataLoader`` over a map-style dataset resumes mid-epoch without replaying.
+        optimizer: built over the model's parameters; its state is in every checkpoint.
+        loss_fn: ``loss_fn(outputs, targets) -> scalar tensor``, a mean over the batch; also
+            the validation loss.
         num_epochs: total epochs (a resumed run continues up to this number).
         val_loader: evaluated after every epoch with :func:`evaluate`.
         scheduler: stepped once per epoch (``ReduceLROnPlateau`` gets the validation loss,
@@ -519,13 +544,26 @@ def fit(
             or warm-up stepped per epoch warns. Count steps with
             :func:`companion.steps_per_epoch`.
         device: ``"auto"`` (CUDA, MPS, CPU), or an explicit device.
-        amp, accumulate, clip_grad_norm, skip_nonfinite: as in :func:`train_one_epoch`; with
-            ``amp="fp16"`` a GradScaler is created (and checkpointed).
-        checkpoint_dir: write a checkpoint after every epoch (and every ``checkpoint_every``
-            optimizer steps), keep the newest ``keep_last``. A first SIGINT (Ctrl-C) or SIGTERM
-            stops training after the current step, saves a checkpoint when there is a
+        amp: None, ``"bf16"`` or ``"fp16"`` (autocast around forward and loss); with
+            ``"fp16"`` fit creates the GradScaler itself and keeps it in its checkpoints.
+        accumulate: micro-batches per optimizer step, as in :func:`train_one_epoch`;
+            ``checkpoint_every`` and per-step schedules count the steps, not the batches.
+        clip_grad_norm: the largest gradient norm allowed, applied after unscaling; None
+            leaves gradients as they are.
+        skip_nonfinite: skip an optimizer step whose loss is NaN or infinite instead of
+            raising :class:`NonFiniteLossError`; each skip is counted in the epoch's
+            ``skipped_steps`` column.
+        checkpoint_dir: the folder where a checkpoint is written after every epoch (and
+            every ``checkpoint_every`` steps); None writes none. A first SIGINT (Ctrl-C) or
+            SIGTERM stops training after the current step, saves a checkpoint when there is a
             ``checkpoint_dir``, and returns the History with ``interrupted=True`` (a second
             Ctrl-C aborts at once).
+        checkpoint_every: also checkpoint inside an epoch after every this many optimizer
+            steps (counted over the whole run), so that a crash or ``kill -9`` loses at most
+            that many steps; ``resume=True`` continues from such a checkpoint mid-epoch.
+            None checkpoints at epoch ends only. Needs ``checkpoint_dir``.
+        keep_last: how many of the newest checkpoints stay in ``checkpoint_dir``; older ones
+            are deleted after each save (an int >= 1).
         resume: continue from the newest checkpoint in ``checkpoint_dir`` (start fresh if there
             is none). The resumed run is bit-for-bit the uninterrupted one on CPU. Inside an
             epoch it loads only the batches still to come: a ``DataLoader`` over a map-style
@@ -537,19 +575,28 @@ def fit(
             it. Other loaders (iterable datasets, custom samplers, ``persistent_workers=True``)
             are iterated past the consumed batches, with a
             :class:`~companion.resume.ReplayWarning` that says so.
-        progress: a tqdm progress bar per epoch (terminal or notebook); its running loss is
-            read from the device when it is redrawn, at most twice a second.
+        progress: show a tqdm progress bar per epoch (terminal or notebook); its running loss
+            is read from the device when it is redrawn, at most twice a second.
+        scheduler_step: ``"epoch"`` steps ``scheduler`` once after every epoch; ``"step"``
+            after every optimizer step actually taken (warm-up, OneCycleLR), as
+            ``train_one_epoch`` does.
         metrics: extra validation metrics (functions or stateful objects), see
             :func:`evaluate`; columns ``val_<name>``.
-        batch_fn, loss_takes_inputs: as in :func:`train_one_epoch`; used for validation too.
+        batch_fn: ``batch_fn(batch) -> (inputs, targets)`` for loaders that yield something
+            else (a dict), applied to training and validation batches alike.
+        loss_takes_inputs: call ``loss_fn(outputs, targets, inputs)`` in training and
+            validation, for a loss that needs the inputs (a padding mask).
         eval_train: after every epoch also evaluate on ``train_loader`` (eval mode, one more
             forward pass over it), adding ``train_eval_loss``, ``train_accuracy`` and
             ``train_<metric>`` columns. The random generators and the loader's state are put
             back afterwards, so training goes on exactly as without it.
         callbacks: objects with ``on_epoch_end(record, state)``, called after every epoch;
-            one that returns True stops training (``history.stopped_early``). Built in:
+            one that returns True stops training (``history.stopped_early``). Before the
+            first epoch, each one's optional ``on_fit_start(state)`` sees the columns the
+            records will have, so a built-in callback whose ``monitor`` the run will not
+            produce stops it untrained. Built in:
             :class:`~companion.callbacks.EarlyStopping`,
-            :class:`~companion.callbacks.BestCheckpoint`; the protocol is in
+            :class:`~companion.callbacks.BestCheckpoint`; the whole protocol is in
             :mod:`companion.callbacks`. Their ``state_dict()`` goes into fit's checkpoints,
             so a resumed run stops at the same epoch as an uninterrupted one.
 
@@ -589,6 +636,8 @@ def fit(
             if run.history.stopped_early:  # a callback had stopped it: nothing more to train
                 return _finish(callbacks, state)
             check_resume_epochs(run.start_epoch, num_epochs, checkpoint_dir)
+        state.columns = _columns(optimizer, val_loader, metrics, eval_train)
+        start_callbacks(callbacks, state)  # a monitor no record will have stops here, untrained
         step_kwargs = dict(device=device, amp=amp, scaler=run.scaler, accumulate=accumulate,
                            clip_grad_norm=clip_grad_norm, skip_nonfinite=skip_nonfinite,
                            scheduler=scheduler if scheduler_step == "step" else None,
@@ -669,6 +718,17 @@ def _epoch_record(run, model, epoch, started, ctx, train_loader, val_loader, los
     if run.tally.skipped:
         record["skipped_steps"] = run.tally.skipped
     return record
+
+
+def _columns(optimizer, val_loader, metrics: dict, eval_train: bool) -> list[str]:
+    """The columns :func:`_epoch_record` can write, in its order, known before training."""
+    scores = ["accuracy", *metrics]  # accuracy only for class scores; known after a batch
+    columns = ["epoch", "train_loss"]
+    if eval_train:
+        columns += [*(f"train_{name}" for name in scores), "train_eval_loss"]
+    if val_loader is not None:
+        columns += ["val_loss", *(f"val_{name}" for name in scores)]
+    return [*columns, *_learning_rates(optimizer), "time", "skipped_steps"]
 
 
 def _learning_rates(optimizer) -> dict:

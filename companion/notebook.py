@@ -55,9 +55,11 @@ class NotebookSetup:
     """What :func:`setup_notebook` set up.
 
     Attributes:
-        seed: the seed every generator got. device: where the chapter computes.
-        threads: CPU threads PyTorch uses. fast: ``COURSE_FAST=1`` is set (the course's own
-            tests and grading shrink the demonstrations).
+        seed: the seed every generator got.
+        device: where the chapter computes.
+        threads: CPU threads PyTorch uses.
+        fast: True when ``COURSE_FAST=1`` is set (the course's own tests and grading shrink
+            the demonstrations).
         cores: CPU cores this process may run on (:func:`usable_cores`): the most threads or
             loader workers worth trying.
     """

@@ -9,42 +9,28 @@ from torch import nn
 
 from companion._loop_checks import check_loader, check_model
 from companion.amp import autocast, check_amp
-from companion.batches import check_batch_fn, check_model_device, forward, model_device, move_to
+from companion.batches import (
+    check_batch_fn,
+    check_model_device,
+    forward,
+    inputs_and_targets,
+    model_device,
+    move_to,
+)
 
 __all__ = ["predict"]
 
 
-def _inputs(batch, index: int, batch_fn):
-    if batch_fn is not None:
-        pair = batch_fn(batch)
-        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
-            raise TypeError(
-                f"batch_fn must return an (inputs, targets) pair (targets may be None), but "
-                f"for batch {index + 1} it returned a {type(pair).__name__}"
-            )
-        return pair[0]
-    if isinstance(batch, torch.Tensor):
-        return batch
-    if isinstance(batch, (tuple, list)) and len(batch) in (1, 2):
-        return batch[0]  # (inputs,) from a TensorDataset of inputs, or (inputs, targets)
-    raise TypeError(
-        f"predict reads a batch as inputs, (inputs,) or (inputs, targets), but batch "
-        f"{index + 1} is a {type(batch).__name__}"
-        + (f" of length {len(batch)}" if isinstance(batch, (tuple, list)) else "")
-        + "; pass batch_fn=lambda b: (inputs_of(b), None)"
-    )
-
-
-def _cat(parts: list):
+def _cat(parts: list, what: str = "the model returned"):
     first = parts[0]
     if isinstance(first, torch.Tensor):
         return torch.cat(parts)
     if isinstance(first, (tuple, list)):
-        return type(first)(_cat([p[i] for p in parts]) for i in range(len(first)))
+        return type(first)(_cat([p[i] for p in parts], what) for i in range(len(first)))
     if isinstance(first, Mapping):
-        return {k: _cat([p[k] for p in parts]) for k in first}
+        return {k: _cat([p[k] for p in parts], what) for k in first}
     raise TypeError(
-        f"predict concatenates tensors (or tuples and dicts of them), but the model returned "
+        f"predict concatenates tensors (or tuples and dicts of them), but {what} "
         f"a {type(first).__name__}"
     )
 
@@ -56,6 +42,7 @@ def predict(
     device: str | torch.device = "auto",
     batch_fn: Callable | None = None,
     amp: str | None = None,
+    targets: bool = False,
 ) -> torch.Tensor | tuple | dict:
     """The model's outputs for every batch of ``loader``, concatenated in order, on the CPU.
 
@@ -63,26 +50,38 @@ def predict(
     Shuffle nothing you want to line up with: the order is the loader's.
 
     Args:
-        model: the model (it stays where it is).
-        loader: yields input tensors, ``(inputs,)`` or ``(inputs, targets)`` (targets are
-            ignored); anything else through ``batch_fn``.
-        device: where the batches go; ``"auto"``: where the model's parameters are.
-        batch_fn: ``batch_fn(batch) -> (inputs, targets)`` as in ``fit`` (targets may be None).
-        amp: optional autocast (None, "bf16", "fp16").
+        model: the model to run; it stays on its device, in the mode it was in.
+        loader: any iterable of batches (a ``DataLoader``, a list); each batch is an input
+            tensor, ``(inputs,)`` or ``(inputs, targets)``, or anything ``batch_fn`` reads.
+        device: where each batch's inputs are moved; ``"auto"`` means where the model's
+            parameters are.
+        batch_fn: ``batch_fn(batch) -> (inputs, targets)`` for other batches, as in ``fit``
+            (e.g. ``lambda b: (b["x"], b["y"])`` for dicts); targets may be None when only
+            outputs are wanted.
+        amp: None for full precision, or ``"bf16"``/``"fp16"`` to run the forward pass under
+            autocast.
+        targets: also return the batches' targets, concatenated in the same order, so that
+            outputs and targets line up row for row without a second pass over the loader.
 
     Returns:
-        One tensor ``(N, ...)`` over the N samples, or a tuple or dict of them if the model
-        returns one.
+        The outputs: one tensor ``(N, ...)`` over the N samples, or a tuple or dict of them if
+        the model returns one. With ``targets=True``, the pair ``(outputs, targets)``, the
+        targets concatenated the same way (a tensor, or a tuple or dict of tensors), on the
+        CPU.
 
     Raises:
         TypeError: a batch or an output of a kind predict cannot read or concatenate.
-        ValueError: the loader yielded no batches.
+        ValueError: the loader yielded no batches, or ``targets=True`` and a batch carries
+            no targets.
 
     Example:
         >>> model = nn.Linear(4, 3)
-        >>> data = [(torch.randn(5, 4), torch.zeros(5)), (torch.randn(2, 4), torch.zeros(2))]
+        >>> data = [(torch.randn(5, 4), torch.zeros(5)), (torch.randn(2, 4), torch.ones(2))]
         >>> predict(model, data).shape
         torch.Size([7, 3])
+        >>> outputs, targets = predict(model, data, targets=True)
+        >>> targets.tolist()
+        [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0]
     """
     device = model_device(model, device)
     check_model(model)
@@ -90,19 +89,42 @@ def predict(
     check_loader(loader, "loader")
     check_batch_fn(batch_fn)
     check_model_device(model, device)
+    if not isinstance(targets, bool):
+        raise TypeError(f"targets must be True or False, got {targets!r}")
     modes = {m: m.training for m in model.modules()}
-    parts = []
+    parts, target_parts = [], []
+    cpu = torch.device("cpu")
     model.eval()
     try:
         with torch.inference_mode():
             for i, batch in enumerate(loader):
-                inputs = move_to(_inputs(batch, i, batch_fn), device, False)
+                inputs, batch_targets = inputs_and_targets(batch, i, batch_fn, "predict")
+                if targets:
+                    if batch_targets is None:
+                        raise ValueError(_no_targets(batch, i, batch_fn))
+                    target_parts.append(move_to(batch_targets, cpu, False))
                 with autocast(device, amp):
-                    outputs = forward(model, inputs)
-                parts.append(move_to(outputs, torch.device("cpu"), False))
+                    outputs = forward(model, move_to(inputs, device, False))
+                parts.append(move_to(outputs, cpu, False))
     finally:
         for module, mode in modes.items():
             module.train(mode)
     if not parts:
         raise ValueError("the loader yielded no batches; is the dataset empty?")
+    if targets:
+        return _cat(parts), _cat(target_parts, "with targets=True the batches held")
     return _cat(parts)
+
+
+def _no_targets(batch, index: int, batch_fn) -> str:
+    what = (
+        "batch_fn returned targets None"
+        if batch_fn is not None
+        else f"it is a {type(batch).__name__}"
+        + (f" of length {len(batch)}" if isinstance(batch, (tuple, list)) else "")
+    )
+    return (
+        f"targets=True, but batch {index + 1} carries no targets ({what}); batches must be "
+        f"(inputs, targets), or pass batch_fn=lambda b: (inputs_of(b), targets_of(b)); or "
+        f"call predict without targets=True"
+    )

@@ -77,6 +77,10 @@ def get_rng_state() -> dict:
 def set_rng_state(state: dict) -> None:
     """Restore generators captured by :func:`get_rng_state`.
 
+    Args:
+        state: the dict :func:`get_rng_state` returned (Python's, NumPy's, torch's and, when
+            it was taken on a CUDA machine, each GPU's generator state).
+
     Example:
         >>> state = get_rng_state()
         >>> first = torch.rand(3)

@@ -55,10 +55,13 @@ class ThroughputTable:
     """The result of ``loader_throughput``: one row per (num_workers, pin_memory) setting.
 
     Prints as an aligned table, renders as HTML in a notebook, converts with ``to_dict()`` and
-    draws itself with ``plot()``. ``rows`` is the list of row dicts with keys ``num_workers``,
-    ``pin_memory``, ``samples_per_s`` (NaN where skipped), ``batches`` (measured after the
-    first), ``startup_s`` (from ``make_loader`` to the first batch, worker start-up included)
-    and ``note``.
+    draws itself with ``plot()``.
+
+    Attributes:
+        rows: one dict per setting, with keys ``num_workers``, ``pin_memory``,
+            ``samples_per_s`` (NaN where skipped), ``batches`` (measured after the first),
+            ``startup_s`` (from ``make_loader`` to the first batch, worker start-up included)
+            and ``note``.
     """
 
     columns = ("num_workers", "pin_memory", "samples_per_s", "batches", "startup_s", "note")
@@ -92,6 +95,10 @@ class ThroughputTable:
         """The fewest workers within ``tolerance`` of the fastest setting (``choose_num_workers``).
 
         Each worker count counts with its faster ``pin_memory`` setting.
+
+        Args:
+            tolerance: how much slower than the fastest setting is still good enough, as a
+                share of its speed (0.1: within 10 %).
 
         Raises:
             ValueError: when no row was measured, or for a bad ``tolerance``.

@@ -1,5 +1,6 @@
 """The README's "Your own project" recipes run as they are, each in a fresh process."""
 
+import os
 import re
 import subprocess
 import sys
@@ -16,15 +17,18 @@ def recipes() -> list[str]:
     return re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
 
 
-def test_the_section_has_the_three_recipes():
+def test_the_section_has_the_four_recipes():
     blocks = recipes()
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     assert "EarlyStopping" in blocks[0] and "batch_fn" in blocks[1] and "F1Score" in blocks[2]
+    assert "dynamic_shapes" in blocks[3] and "loader=val_loader" in blocks[3]
 
 
 def run(code: str, cwd: Path) -> subprocess.CompletedProcess:
+    # this checkout's companion, not whichever one the interpreter has installed
+    path = os.pathsep.join(filter(None, [str(README.parent), os.environ.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True,
-                          timeout=600)  # fmt: skip
+                          timeout=600, env={**os.environ, "PYTHONPATH": path})  # fmt: skip
 
 
 def test_callbacks_recipe_stops_early_keeps_the_best_and_resumes_to_the_same_stop(tmp_path):
@@ -52,3 +56,18 @@ def test_metrics_recipe_matches_scikit_learn(tmp_path):
     assert done.returncode == 0, done.stderr
     ours, sklearn_f1, batch_mean, train = map(float, re.findall(r"\d\.\d{6}", done.stdout))
     assert ours == sklearn_f1 and batch_mean != ours and 0 < train <= 1
+
+
+def test_sequence_recipe_exports_a_dynamic_length_and_verifies_every_batch(tmp_path):
+    pytest.importorskip("onnxruntime")
+    onnx = pytest.importorskip("onnx")
+    done = run(recipes()[3], tmp_path)
+    assert done.returncode == 0, done.stderr
+    accuracy = float(re.search(r"val accuracy (\d\.\d+)", done.stdout)[1])
+    assert accuracy > 0.6  # three classes: well above chance
+    assert "PASSED" in done.stdout and "loader: 4 batches, 200 samples" in done.stdout
+    assert re.search(r"batch=\d+ time=\d+", done.stdout)  # the length was tried at other sizes
+    graph = onnx.load(str(tmp_path / "runs/signals/model.onnx")).graph
+    dims = [[d.dim_param or d.dim_value for d in i.type.tensor_type.shape.dim] for i in graph.input]
+    assert dims == [["batch", "time"], ["batch", "time"]]
+    assert "Warning" not in done.stderr, done.stderr

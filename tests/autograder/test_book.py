@@ -9,9 +9,11 @@ import pytest
 import companion
 from autograder.book import (
     API_GROUPS,
+    API_INTROS,
     BookError,
     _annotate,
     _api_names,
+    _api_pages,
     _clean,
     _home,
     build_book,
@@ -44,6 +46,16 @@ def _test_cell(outputs):
 
 def _error(name):
     return {"output_type": "error", "ename": name, "evalue": "", "traceback": []}
+
+
+def test_the_callbacks_page_opens_with_the_protocol(tmp_path):
+    _api_pages(tmp_path)
+    page = (tmp_path / "callbacks.md").read_text(encoding="utf-8")
+    assert API_INTROS["callbacks"] == "companion.callbacks"
+    assert ".. automodule:: companion.callbacks\n   :no-members:" in page
+    intro, classes = page.split(".. autoclass:: EarlyStopping")
+    assert intro.rstrip().endswith(".. currentmodule:: companion")  # names stay companion.NAME
+    assert "on_fit_start(state)" in companion.callbacks.__doc__
 
 
 def test_clean_drops_only_the_stubs_not_implemented_errors_and_widget_views():

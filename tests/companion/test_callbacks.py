@@ -117,7 +117,7 @@ def test_best_checkpoint_keeps_the_best_epoch_atomically(tmp_path):
     ("make", "match"),
     [
         (lambda: EarlyStopping("val_loss", patience=0), "patience must be an int >= 1"),
-        (lambda: EarlyStopping("val_loss", mode="lowest"), "mode must be 'min'"),
+        (lambda: EarlyStopping("val_loss", mode="lowest"), "mode must be 'min'.*got 'lowest'"),
         (lambda: EarlyStopping("val_loss", min_delta=-1), "min_delta must be a number >= 0"),
         (lambda: EarlyStopping(monitor=3), "monitor must be a History column"),
         (lambda: BestCheckpoint(42), "path must be a file path"),
@@ -150,12 +150,136 @@ def test_fit_checks_callbacks_before_training(callbacks, val, match):
             progress=False, callbacks=callbacks)  # fmt: skip
 
 
-def test_a_missing_monitor_column_lists_the_columns():
+class CountBatches:
+    """A loader that counts the batches drawn from it."""
+
+    def __init__(self, loader):
+        self.loader, self.drawn = loader, 0
+
+    def __iter__(self):
+        for batch in self.loader:
+            self.drawn += 1
+            yield batch
+
+    def __len__(self):
+        return len(self.loader)
+
+
+@pytest.mark.parametrize("make", [EarlyStopping, lambda m: BestCheckpoint("best.pt", m, "min")])
+def test_a_monitor_the_run_will_not_produce_is_refused_before_training(make, tmp_path):
     model, train, val = make_run()
-    with pytest.raises(KeyError, match="val_f1.*has no such column.*val_accuracy"):
+    train = CountBatches(train)
+    before = [p.clone() for p in model.parameters()]
+    with pytest.raises(ValueError, match=r"monitor='val_f1' is not a column.*'val_accuracy'"):
         fit(model, train, torch.optim.SGD(model.parameters(), lr=0.1), nn.CrossEntropyLoss(),
             num_epochs=1, device="cpu", val_loader=val, progress=False,
-            callbacks=[EarlyStopping("val_f1")])  # fmt: skip
+            callbacks=[make("val_f1")])  # fmt: skip
+    assert train.drawn == 0  # refused before the first batch
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
+
+
+def test_the_planned_columns_are_the_columns_the_records_get():
+    model, train, val = make_run()
+    seen = {}
+
+    class Columns:
+        def on_fit_start(self, state):
+            seen["planned"] = list(state.columns)
+            state.columns.append("val_custom")  # what this callback adds to each record
+
+        def on_epoch_end(self, record, state):
+            record["val_custom"] = -state.epoch
+            seen["record"] = list(record)
+
+    optimizer = torch.optim.SGD([{"params": model[0].parameters()},
+                                 {"params": model[2].parameters(), "lr": 0.01}], lr=0.1)  # fmt: skip
+    stopper = EarlyStopping("val_custom", patience=1, mode="max")
+    fit(model, train, optimizer, nn.CrossEntropyLoss(), num_epochs=2, device="cpu",
+        val_loader=val, progress=False, eval_train=True, metrics={"f1": companion.F1Score(2)},
+        callbacks=[Columns(), stopper])  # fmt: skip
+    assert seen["planned"] == [*seen["record"][:-1], "skipped_steps"]
+    assert seen["record"][-1] == "val_custom" and "val_f1" in seen["record"]
+    assert stopper.stopped_epoch == 2  # -2 is not better than -1: the added column is watched
+
+
+@pytest.mark.parametrize(
+    ("monitor", "mode"),
+    [
+        ("val_accuracy", "max"),
+        ("train_accuracy", "max"),
+        ("val_f1", "max"),
+        ("val_macro_f1", "max"),
+        ("val_auc", "max"),
+        ("val_loss", "min"),
+        ("train_eval_loss", "min"),
+        ("val_error", "min"),
+        ("val_mae", "min"),
+    ],  # fmt: skip
+)
+def test_the_mode_is_inferred_from_well_known_names(monitor, mode):
+    assert EarlyStopping(monitor).mode == mode
+    assert BestCheckpoint("best.pt", monitor).mode == mode
+    assert EarlyStopping(monitor, mode="min").mode == "min"  # an explicit mode is kept
+
+
+@pytest.mark.parametrize("monitor", ["lr", "val_score", "val_loss_minus_accuracy"])
+def test_a_name_that_says_no_direction_asks_for_the_mode(monitor):
+    for make in (lambda: EarlyStopping(monitor), lambda: BestCheckpoint("b.pt", monitor)):
+        with pytest.raises(ValueError, match=rf"monitor='{monitor}'.*mode='min'.*mode='max'"):
+            make()
+
+
+def test_early_stopping_on_accuracy_by_default_stops_when_accuracy_stops_rising():
+    model, train, val = make_run()
+    accuracy = [0.5, 0.6, 0.7, 0.8, 0.9, 0.95]
+
+    class Accuracy:
+        def on_epoch_end(self, record, state):
+            record["val_accuracy"] = accuracy[state.epoch - 1]
+
+    stopper = EarlyStopping("val_accuracy", patience=2)
+    history = fit(model, train, torch.optim.SGD(model.parameters(), lr=0.1),
+                  nn.CrossEntropyLoss(), num_epochs=6, val_loader=val, device="cpu",
+                  progress=False, callbacks=[Accuracy(), stopper])  # fmt: skip
+    assert not history.stopped_early and stopper.best_epoch == 6 and stopper.best == 0.95
+
+
+def test_the_protocol_page_names_every_method_fit_calls(tmp_path):
+    """fit, resumed from a checkpoint, on a callback that has every method; each is documented."""
+    calls = []
+
+    class Spy:
+        def __getattribute__(self, name):
+            value = object.__getattribute__(self, name)
+            if callable(value) and not name.startswith("__"):
+                calls.append(name)
+            return value
+
+        def on_fit_start(self, state):
+            pass
+
+        def on_epoch_end(self, record, state):
+            return state.epoch == 2
+
+        def on_fit_end(self, state):
+            pass
+
+        def state_dict(self):
+            return {}
+
+        def load_state_dict(self, state):
+            pass
+
+    model, train, val = make_run()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for num_epochs in (1, 3):
+        fit(model, train, opt, nn.CrossEntropyLoss(), num_epochs=num_epochs, device="cpu",
+            progress=False, checkpoint_dir=tmp_path, resume=True, callbacks=[Spy()])  # fmt: skip
+    called = set(calls)
+    assert {"on_fit_start", "on_epoch_end", "on_fit_end", "state_dict", "load_state_dict"} <= called
+    page = companion.callbacks.__doc__
+    for name in called:
+        assert f"``{name}(" in page, f"fit calls {name} on callbacks; the protocol omits it"
 
 
 def test_resuming_with_other_callbacks_is_refused(tmp_path):

@@ -279,6 +279,18 @@ def test_doctor_without_cuda_skips_gpu_lines(monkeypatch):
     assert not [c for c in report.checks if c.section == "matmul"]
 
 
+@pytest.mark.parametrize(("cuda", "build"), [("12.6", "CUDA 12.6 build"), (None, "CPU-only build")])
+def test_doctor_names_the_build_and_the_cpu_wheel_where_no_gpu_needs_cuda(monkeypatch, cuda, build):
+    monkeypatch.setattr(torch.version, "cuda", cuda)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(env.shutil, "which", lambda name: None)
+    report = doctor(matmul=False, verbose=False)
+    assert f"{torch.__version__}, {build} (" in report["torch"].detail
+    assert report["CUDA"].status == "SKIP" and report.ok
+    hint = "--index-url https://download.pytorch.org/whl/cpu"
+    assert (hint in report["CUDA"].detail) == (cuda is not None)
+
+
 def test_doctor_fails_on_a_driver_too_old_for_the_wheel(monkeypatch):
     monkeypatch.setattr(env, "_nvidia_smi", lambda: ("470.82", "11.4", None))
     monkeypatch.setattr(torch.version, "cuda", "12.1")

@@ -309,3 +309,208 @@ def test_export_to_a_folder_or_a_read_only_place_says_so_before_exporting(tmp_pa
     with pytest.raises(PermissionError, match="path: cannot write in .*ro"):
         export_onnx(model, torch.randn(2, 4), read_only / "m.onnx")
     assert exported == []  # nothing was exported before the path was found unwritable
+
+
+# --- sequences: dynamic axes besides the batch, verification over a loader ---------------
+
+
+class MaskedConv(nn.Module):
+    """A 1-D signal classifier over padded batches: (B, 1, T) and a (B, T) mask of real steps."""
+
+    def __init__(self, branch_on_padding: bool = False) -> None:
+        super().__init__()
+        self.conv = nn.Conv1d(1, 8, 5, padding=2)
+        self.head = nn.Linear(8, 3)
+        self.branch_on_padding = branch_on_padding
+
+    def forward(self, x, mask):
+        hidden = torch.relu(self.conv(x))  # (B, 8, T)
+        if self.branch_on_padding and not bool((mask == 0).any()):  # legacy keeps one branch
+            return self.head(hidden.sum(-1) / mask.sum(-1, keepdim=True))  # right without padding
+        pooled = (hidden * mask[:, None]).sum(-1) / mask.sum(-1, keepdim=True)  # (B, 8)
+        return self.head(pooled)
+
+
+class WithGRU(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.gru = nn.GRU(1, 8, batch_first=True)
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x, mask):  # x (B, 1, T)
+        hidden, _ = self.gru(x.transpose(1, 2))  # (B, T, 8)
+        return self.head((hidden * mask[..., None]).sum(1) / mask.sum(1, keepdim=True))
+
+
+def _padded_batches(lengths, batch_size=4, seed=0):
+    """(x, mask), targets batches padded to each of ``lengths``, every row of its own length."""
+    g = torch.Generator().manual_seed(seed)
+    for length in lengths:
+        x = torch.randn(batch_size, 1, length, generator=g)
+        real = torch.randint(1, length + 1, (batch_size,), generator=g)
+        mask = (torch.arange(length) < real[:, None]).float()
+        yield (x * mask[:, None], mask), torch.randint(0, 3, (batch_size,), generator=g)
+
+
+def _seq_example(length=40):
+    return torch.randn(2, 1, length), torch.ones(2, length)
+
+
+def test_a_declared_sequence_axis_is_dynamic_and_shared_by_the_mask(tmp_path):
+    torch.manual_seed(0)
+    model = MaskedConv()
+    time = torch.export.Dim("time", min=2, max=4096)
+    path = export_onnx(model, _seq_example(), tmp_path / "seq.onnx",
+                       dynamic_shapes={"x": {2: time}, "mask": {1: time}})  # fmt: skip
+    assert _dims(path, 0) == ["batch", 1, "time"] and _dims(path, 1) == ["batch", "time"]
+    batch, _ = next(_padded_batches([160]))
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    (got,) = session.run(None, {"inputs_0": batch[0].numpy(), "inputs_1": batch[1].numpy()})
+    with torch.no_grad():
+        np.testing.assert_allclose(got, model.eval()(*batch).numpy(), atol=1e-5, rtol=1e-4)
+
+
+def test_dynamic_shapes_as_a_tuple_and_without_the_batch(tmp_path):
+    model = MaskedConv()
+    time = torch.export.Dim("time", min=2, max=4096)
+    path = export_onnx(model, _seq_example(), tmp_path / "seq.onnx", dynamic_batch=False,
+                       dynamic_shapes=({2: time}, {-1: time}))  # fmt: skip
+    assert _dims(path, 0) == [2, 1, "time"] and _dims(path, 1) == [2, "time"]
+
+
+def test_verify_tries_every_dynamic_axis_at_several_sizes(tmp_path):
+    model = MaskedConv()
+    time = torch.export.Dim("time", min=2, max=4096)
+    example = _seq_example(40)
+    path = export_onnx(model, example, tmp_path / "seq.onnx",
+                       dynamic_shapes={"x": {2: time}, "mask": {1: time}})  # fmt: skip
+    report = verify_onnx(path, model, example, batch_sizes=(1, 3))
+    assert [c.sizes for c in report.checks] == [
+        {"batch": 1, "time": 40}, {"batch": 3, "time": 40}, {"batch": 2, "time": 20},
+        {"batch": 2, "time": 80}, {"batch": 3, "time": 80},
+    ]  # fmt: skip
+    assert report.checks[3].input_shapes == [(2, 1, 80), (2, 80)]
+    assert "batch=3 time=80" in str(report)
+    chosen = verify_onnx(path, model, example, batch_sizes=(2,), sizes={"time": (7, 333)})
+    assert [c.sizes["time"] for c in chosen.checks] == [40, 7, 333]
+    with pytest.raises(ValueError, match=r"'width'.*not a dynamic axis.*\['time'\]"):
+        verify_onnx(path, model, example, sizes={"width": (3,)})
+    with pytest.raises(ValueError, match=r"sizes\['batch'\].*batch_sizes="):
+        verify_onnx(path, model, example, sizes={"batch": (3,)})
+    with pytest.raises(ValueError, match=r"sizes\['time'\] must be positive ints, got \(0,\)"):
+        verify_onnx(path, model, example, sizes={"time": (0,)})
+
+
+def test_a_file_fixed_at_one_length_fails_on_a_loader_of_other_lengths(tmp_path):
+    model = MaskedConv()
+    path = export_onnx(model, _seq_example(40), tmp_path / "fixed.onnx")  # batch dynamic only
+    assert verify_onnx(path, model, _seq_example(40)).passed  # the example's length alone passes
+    with pytest.raises(VerificationError) as info:
+        verify_onnx(path, model, loader=list(_padded_batches([40, 160, 40])))
+    check = info.value.report.loader
+    assert not check.passed and check.worst_batch == 2
+    assert "batch 2 (4x1x160, 4x160)" in check.error and "ONNX Runtime failed" in check.error
+    assert "fixes axis 2 of 'inputs_0' to 40, this batch has 160" in check.error
+    assert "dynamic_shapes" in check.error
+
+
+def test_verify_over_a_loader_reports_the_worst_difference(tmp_path):
+    torch.manual_seed(0)
+    model = MaskedConv(branch_on_padding=True)
+    example = _seq_example(40)  # no padding: the traced branch ignores the mask
+    time = torch.export.Dim("time", min=2, max=4096)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", torch.jit.TracerWarning)
+        path = export_onnx(model, example, tmp_path / "seq.onnx", legacy=True,
+                           dynamic_shapes={"x": {2: time}, "mask": {1: time}})  # fmt: skip
+    assert verify_onnx(path, model, example).passed  # synthetic sizes cannot see it
+    batches = [({"signal": x, "mask": m}, y) for (x, m), y in _padded_batches([40, 64, 24])]
+    with pytest.raises(VerificationError) as info:
+        verify_onnx(path, model, loader=batches,
+                    batch_fn=lambda b: ((b[0]["signal"], b[0]["mask"]), b[1]))  # fmt: skip
+    check = info.value.report.loader
+    assert (check.batches, check.samples) == (3, 12) and not check.passed
+    per_batch = []
+    for (x, m), _ in _padded_batches([40, 64, 24]):
+        with torch.no_grad():
+            right = model.eval()(x, m)
+            traced = model.head(torch.relu(model.conv(x)).sum(-1) / m.sum(-1, keepdim=True))
+        per_batch.append((right - traced).abs().max().item())
+    assert check.max_abs_diff == pytest.approx(max(per_batch), rel=1e-4)
+    assert check.worst_batch == 1 + per_batch.index(max(per_batch))
+    assert "loader: 3 batches, 12 samples" in str(info.value.report)
+
+
+def test_a_correct_sequence_export_passes_over_a_loader(tmp_path):
+    torch.manual_seed(0)
+    model = MaskedConv()
+    time = torch.export.Dim("time", min=2, max=4096)
+    path = export_onnx(model, _seq_example(), tmp_path / "seq.onnx",
+                       dynamic_shapes={"x": {2: time}, "mask": {1: time}})  # fmt: skip
+    report = verify_onnx(path, model, loader=list(_padded_batches([40, 160, 7, 33])))
+    assert report.passed and report.checks == [] and report.loader.batches == 4
+    assert report.loader.max_abs_diff < 1e-5
+    assert report.to_dict()["loader"]["samples"] == 16
+
+
+def test_a_declared_axis_the_model_fixes_is_never_left_silently_fixed(tmp_path):
+    class FlatHead(nn.Module):  # a Linear over the flattened (channels x 40 steps)
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = nn.Conv1d(1, 8, 5, padding=2)
+            self.head = nn.Linear(8 * 40, 3)
+
+        def forward(self, x, mask):
+            return self.head((self.conv(x) * mask[:, None]).flatten(1))
+
+    time = torch.export.Dim("time", min=2, max=4096)
+    with pytest.raises(ExportError, match=r"(?s)'time'\) fixed to 40.*x\.shape\[2\]"):
+        export_onnx(FlatHead(), _seq_example(), tmp_path / "flat.onnx",
+                    dynamic_shapes={"x": {2: time}, "mask": {1: time}})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("shapes", "error", "match"),
+    [
+        ({"signal": {2: torch.export.Dim("t")}}, ValueError, r"keys \['signal'\].*\['x', 'mask'\]"),
+        (({2: torch.export.Dim("t")},), ValueError, "has 1 entries but example_inputs has 2"),
+        (({3: torch.export.Dim("t")}, None), ValueError, r"axis 3 does not exist.*\(2, 1, 40\)"),
+        (({2: "time"}, None), TypeError, r"dynamic_shapes\['x'\]\[2\] must be a torch.export.Dim"),
+        (({2: torch.export.Dim("t")}, [1]), TypeError, r"dynamic_shapes\['mask'\] must be a dict"),
+        ("time", TypeError, "dynamic_shapes must be a dict keyed by forward's parameter names"),
+    ],
+)
+def test_dynamic_shapes_errors_name_the_entry(shapes, error, match, tmp_path):
+    with pytest.raises(error, match=match):
+        export_onnx(MaskedConv(), _seq_example(), tmp_path / "m.onnx", dynamic_shapes=shapes)
+
+
+def test_verify_needs_inputs_or_a_loader(tmp_path, cnn_export):
+    model, inputs, path = cnn_export
+    with pytest.raises(TypeError, match="needs example_inputs.*loader=.*neither"):
+        verify_onnx(path, model)
+    with pytest.raises(ValueError, match="loader yielded no batches"):
+        verify_onnx(path, model, loader=iter([]))
+    with pytest.raises(TypeError, match=r"sizes=\.\.\. resizes example_inputs"):
+        verify_onnx(path, model, loader=[inputs], sizes={"time": (3,)})
+
+
+def test_export_and_verify_say_nothing_that_the_model_cannot_act_on(tmp_path, monkeypatch, capfd):
+    """No Python warning, and no torchvision lines in a lean install (torchvision hidden)."""
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torchvision" else find_spec(name, *a))  # fmt: skip
+    time = torch.export.Dim("time", min=2, max=4096)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for name, model, shapes in [("conv", MaskedConv(), {"x": {2: time}, "mask": {1: time}}),
+                                    ("gru", WithGRU(), None)]:  # fmt: skip
+            path = export_onnx(model, _seq_example(), tmp_path / f"{name}.onnx",
+                               dynamic_shapes=shapes)  # fmt: skip
+            verify_onnx(path, model, _seq_example(), loader=list(_padded_batches([40])))
+    said = [f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})" for w in caught]
+    assert said == [], "\n".join(said)
+    stderr = capfd.readouterr().err
+    assert "torchvision" not in stderr, stderr

@@ -55,3 +55,34 @@ def test_predict_names_what_it_cannot_read():
 
 def test_predict_is_exported():
     assert companion.predict is predict
+
+
+def test_predict_returns_targets_in_loader_order_with_the_outputs():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 3)
+    inputs, labels = torch.randn(23, 4), torch.arange(23)
+    loader = DataLoader(TensorDataset(inputs, labels), batch_size=5, shuffle=True)
+    outputs, targets = predict(model, loader, targets=True)
+    assert sorted(targets.tolist()) == list(range(23)) and targets.tolist() != list(range(23))
+    torch.testing.assert_close(outputs, model(inputs[targets]).detach())  # row for row
+
+
+def test_predict_targets_through_batch_fn_keep_their_structure():
+    model = nn.Linear(4, 2)
+    dicts = [{"x": torch.randn(3, 4), "y": torch.full((3,), i), "w": torch.ones(3) * i}
+             for i in range(3)]  # fmt: skip
+    outputs, (labels, weights) = predict(
+        model, dicts, batch_fn=lambda b: (b["x"], (b["y"], b["w"])), targets=True
+    )
+    assert outputs.shape == (9, 2)
+    assert labels.tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2] and weights.shape == (9,)
+
+
+def test_predict_targets_true_on_batches_without_targets_names_the_argument():
+    model = nn.Linear(4, 2)
+    with pytest.raises(ValueError, match=r"targets=True, but batch 1 carries no targets.*Tensor"):
+        predict(model, DataLoader(torch.randn(6, 4), batch_size=3), targets=True)
+    with pytest.raises(ValueError, match=r"targets=True.*batch_fn returned targets None"):
+        predict(model, [{"x": torch.randn(2, 4)}], batch_fn=lambda b: (b["x"], None), targets=True)
+    with pytest.raises(TypeError, match="targets must be True or False, got 'yes'"):
+        predict(model, [torch.randn(2, 4)], targets="yes")
