@@ -6,7 +6,8 @@ It changes nothing a cell computes. It remembers the code of each cell as it las
 cell's id; when a cell holding an exercise's tests has run, it shows three buttons under it:
 
 - **Check** runs that exercise's hidden tests on the code you last ran, in another process
-  (``python -m autograder check-server``, started with a kernel for the chapter ready): the points
+  (``python -m autograder check-server``, started at the first Check; after each check it starts
+  a kernel for the chapter, so the next check waits only for the cells and the tests): the points
   grading would give and every failing check with its feedback, in seconds, without saving.
 - **Hint** shows one more step for each failing check: the contract clause it breaks, then the
   section of the chapter that teaches it (a link). Each step is recorded.
@@ -260,8 +261,6 @@ class _Lab:
                 f"check({short!r})</code></p>"
             )
             return
-        if not os.environ.get("AUTOGRADER_CHECK_URL"):  # a kernel for the chapter, started ahead
-            threading.Thread(target=self._ensure_server, args=(path,), daemon=True).start()
         state = {"result": None, "hints": 0}
         out = widgets.HTML(value="")
         buttons = {

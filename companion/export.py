@@ -306,6 +306,9 @@ def _quiet_exporter(buffer: io.StringIO) -> Iterator[None]:
             # torch's own decompositions (nn.GRU's and nn.LSTM's among them) call its
             # deprecated torch._check_is_size while tracing; nothing in the model calls it.
             warnings.filterwarnings("ignore", "_check_is_size will be removed", FutureWarning)
+            # torch 2.13's exporter tests its own pytree specs with the deprecated
+            # isinstance(treespec, LeafSpec) (torch 2.14 no longer does); the model has no part.
+            warnings.filterwarnings("ignore", r"`isinstance\(treespec, LeafSpec\)`", FutureWarning)
             # nn.RNN/GRU/LSTM re-assign their _flat_weights list inside forward (torch's code,
             # not the model's); the exporter reads it as attributes assigned during export.
             warnings.filterwarnings(

@@ -63,7 +63,7 @@ _CELLS = f"""() => {{
       index, type: model.type, source: model.sharedModel.getSource(),
       tags: model.getMetadata('tags') ?? [], nbgrader,
       count: model.type === 'code' ? model.executionCount : null, outputs: [],
-      images_shown: 0, images_broken: 0, widgets_shown: 0, widget_errors: 0,
+      images_shown: 0, images_broken: 0, widgets_shown: 0, widget_errors: 0, panels_shown: 0,
     }};
     if (model.type !== 'code') return record;
     record.outputs = model.outputs.toJSON().map(o => ({{
@@ -78,6 +78,7 @@ _CELLS = f"""() => {{
         else record.images_broken += 1;
       }}
       record.widgets_shown = area.querySelectorAll('.widget-progress, .widget-hprogress').length;
+      record.panels_shown = area.querySelectorAll('.autograder-panel').length;  // Check, Hint...
       const text = area.innerText;
       record.widget_errors = (text.match(/Error displaying widget|Loading widget/g) ?? []).length;
     }}

@@ -191,6 +191,11 @@ def test_progress_widgets_render(chapter):
         widgets = sum(1 for o in cell["outputs"] if _WIDGET_MIME in o["mimes"])
         streams = "".join(o["text"] for o in cell["outputs"] if o["type"] == "stream")
         where = f"cell {cell['index']} ({_first_line(cell['source'])[:50]!r})"
+        if cell["nbgrader"].get("grade") and cell["count"] is not None:
+            # a test cell: its one widget is the Check panel (autograder/inlab.py), shown
+            if cell["panels_shown"] != 1 or cell["widget_errors"]:
+                problems.append(f"{where}: no Check panel under the tests after they ran")
+            widgets -= 1
         if widgets and (cell["widgets_shown"] < 1 or cell["widget_errors"]):
             problems.append(f"{where}: {widgets} widget outputs, none rendered as a progress bar")
         if "IProgress not found" in streams or _TEXT_BAR.search(streams):
