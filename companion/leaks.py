@@ -137,6 +137,9 @@ def _holder_keys(tensors: list[torch.Tensor], ours: set[int]) -> list[str]:
     return [found.get(id(t), [_NO_NAME])[0] for t in tensors]
 
 
+_STAND_INS = ("FakeTensor", "FunctionalTensor")
+
+
 def _scan(step: int, thorough: bool) -> LeakSample:
     # A full collection and naming the holders each cost a pass over every Python object;
     # light samples only sweep the young generations, which can leave old cyclic garbage
@@ -151,7 +154,13 @@ def _scan(step: int, thorough: bool) -> LeakSample:
         kind = todo.pop()
         kinds.add(kind)
         todo.extend(kind.__subclasses__())
-    tensors = [o for o in objects if type(o) in kinds and o.grad_fn is not None]
+    # FakeTensor and FunctionalTensor are tracing's stand-ins (torch.export and torch.compile
+    # may leave some alive): they hold no memory and their shapes may be symbolic
+    tensors = [
+        o
+        for o in objects
+        if type(o) in kinds and type(o).__name__ not in _STAND_INS and o.grad_fn is not None
+    ]
     del objects
     keys = (
         _holder_keys(tensors, {id(tensors)}) if tensors and thorough else [_NO_NAME] * len(tensors)
@@ -175,7 +184,7 @@ def _scan(step: int, thorough: bool) -> LeakSample:
                 "nodes": 0,
                 "tensors": 0,
                 "grad_fn": type(t.grad_fn).__name__,
-                "shape": tuple(t.shape),
+                "shape": tuple(d if type(d) is int else str(d) for d in t.shape),
             },
         )
         h["nodes"] += len(seen) - before
