@@ -61,7 +61,7 @@ _WORDS = {
         "progress": "进度",
         "checking": "正在用隐藏测试检查 {name}……",
         "busy": "{name} 的检查正在运行：请等它结束。",
-        "chapter": "第 {chapter} 章",
+        "chapter": "章节 {chapter}",
         "best": "最高分",
         "hints": "提示",
         "checks": "检查次数",
