@@ -36,7 +36,12 @@ from autograder.course import (
     read_json_notebook,
 )
 from autograder.grader.execute import WarmKernel, start_warm
-from autograder.grader.grade import DEFAULT_TIMEOUT, grade_submission_async, kernel_settings
+from autograder.grader.grade import (
+    DEFAULT_TIMEOUT,
+    grade_submission_async,
+    kernel_settings,
+    run_coroutine,
+)
 from autograder.grader.sandbox import Isolation, resolve
 from autograder.hints import best_clause, best_section, clauses, docstring, sections
 from autograder.verdict import CheckResult
@@ -264,7 +269,7 @@ def check_exercise(
         >>> result = check_exercise("notebooks/04-training-loop.ipynb", Course(Path("course")), "evaluate")  # doctest: +SKIP
         >>> result.points, result.failures  # doctest: +SKIP
     """
-    return asyncio.run(
+    return run_coroutine(
         check_exercise_async(
             path,
             course,

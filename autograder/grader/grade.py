@@ -351,7 +351,7 @@ def grade_submission(
         A :class:`GradeResult` (with one exercise when ``exercise`` is given); a broken
         submission gives one with ``error`` set, it does not raise.
     """
-    return _run(
+    return run_coroutine(
         grade_submission_async(
             submission,
             course,
@@ -439,8 +439,9 @@ def kernel_settings(
     }
 
 
-def _run(coroutine):
-    """asyncio.run, also from inside a running loop (grade_notebook called in a notebook)."""
+def run_coroutine(coroutine):
+    """asyncio.run, also from inside a running loop (called in a notebook, or beside another
+    library's loop): there it runs in a fresh thread with its own loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:

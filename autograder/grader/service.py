@@ -20,7 +20,6 @@ Endpoints: ``POST /check`` (``{"notebook": {...}, "exercise": "evaluate", "sourc
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import json
 import tempfile
@@ -30,7 +29,7 @@ from pathlib import Path
 
 from autograder.course import Course, CourseError
 from autograder.grader.check import check_exercise_async
-from autograder.grader.grade import DEFAULT_TIMEOUT
+from autograder.grader.grade import DEFAULT_TIMEOUT, run_coroutine
 from autograder.grader.sandbox import Isolation
 
 __all__ = ["CheckService", "make_server"]
@@ -87,7 +86,7 @@ class CheckService:
         with self._slots, tempfile.TemporaryDirectory(prefix="check-service-") as folder:
             path = Path(folder) / name
             path.write_text(json.dumps(notebook), encoding="utf-8")
-            result = asyncio.run(
+            result = run_coroutine(
                 check_exercise_async(
                     path,
                     self.course,

@@ -18,7 +18,7 @@ import pytest
 
 from autograder.__main__ import main
 from autograder.grader.check import Checker, check_exercise, exercise_names
-from autograder.grader.grade import grade_notebook
+from autograder.grader.grade import grade_notebook, run_coroutine
 from autograder.verdict import CheckResult
 
 from .fixture_course import CORRECT, WRONG, cell_index, submission, write
@@ -111,6 +111,19 @@ def test_bad_requests_are_one_clear_line(demo, tmp_path):
     assert "add, mean, scale" in unknown.error
     not_ours = write(tmp_path / "other.ipynb", {"cells": [], "metadata": {}, "nbformat": 4})
     assert "cannot tell which chapter" in _check(course, not_ours, "add").error
+
+
+def test_check_works_inside_a_running_event_loop(demo, tmp_path):
+    """A notebook cell (or a test beside playwright's loop) already runs an event loop: Check
+    must not answer 'asyncio.run() cannot be called from a running event loop'."""
+    course, _, stub = demo
+    path = write(tmp_path / "01-demo.ipynb", submission(stub, CORRECT))
+
+    async def from_a_cell():
+        return _check(course, path, "mean")
+
+    result = run_coroutine(from_a_cell())  # in a loop of its own, whatever runs around the test
+    assert result.error is None and result.status == "passed", result
 
 
 def test_a_deleted_exercise_is_checked_as_grading_grades_it(demo, tmp_path):
@@ -206,7 +219,7 @@ def test_the_check_server_answers_and_keeps_a_kernel_ready(demo, tmp_path):
         finally:
             await checker.close()
 
-    first, second = asyncio.run(two_checks())
+    first, second = run_coroutine(two_checks())
     assert (first.points, second.points) == (2, 3)
 
 

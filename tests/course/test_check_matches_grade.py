@@ -22,6 +22,7 @@ import pytest
 
 from autograder.course import cell_grade_id, exercise_id, is_test_cell
 from autograder.grader.check import Checker
+from autograder.grader.grade import run_coroutine
 from autograder.release import released_notebook
 
 from .corpus import BASE, build
@@ -124,7 +125,7 @@ def checked(tmp_path_factory):
             for name, grade_id, result in await _check_chapter(chapter, items):
                 table[chapter][name][2].append((grade_id, result))
 
-    asyncio.run(run_all())
+    run_coroutine(run_all())
     return table
 
 
