@@ -6,12 +6,14 @@ measured side by side in this process:
 
 1. the first check of the chapter, cold: it starts its own kernel, as the lab's first Check does;
 2. each exercise checked through a warm :class:`autograder.grader.check.Checker`, as the lab
-   checks: the kernel the Checker starts ahead has finished starting before the check is timed
-   (so the figure is the cells the exercise needs, its tests and the judgement);
-3. grading the whole notebook (:func:`autograder.grader.grade.grade_notebook`), same settings.
+   checks: the kernel the Checker starts ahead has finished starting, and running the
+   notebook's first cells up to the first exercise, before the check is timed (so the figure is
+   the other cells the exercise needs, its tests and the judgement: what a learner waits for);
+3. the same checks with a Checker that runs no cells ahead (``run_ahead=False``): the baseline;
+4. grading the whole notebook (:func:`autograder.grader.grade.grade_notebook`), same settings.
 
-Printed per exercise: seconds, the cells run of the notebook's code cells, and the ratio whole
-notebook / check; then the median and the maximum. Targets (a quiet 2-core machine): median check
+Printed per exercise: seconds with cells run ahead and without, the cells run of the notebook's
+code cells (those run ahead included), and the ratios; then the median and the maximum. Targets (a quiet 2-core machine): median check
 at most 5 s, every exercise at most 15 s. Every check must give full marks (it is a correct
 notebook): anything else is reported as a failure.
 
@@ -73,11 +75,13 @@ async def _warm_ready(checker) -> float:
     return time.perf_counter() - start
 
 
-async def checks(course, path: Path, ids: list[str], timeout: float, failures: list) -> dict:
+async def checks(
+    course, path: Path, ids: list[str], timeout: float, failures: list, run_ahead: bool = True
+) -> dict:
     """{"cold": (grade_id, seconds), "warm": {grade_id: (seconds, ran, cells)}, "start": s}."""
     from autograder.grader.check import Checker
 
-    checker = Checker(course, timeout=timeout)
+    checker = Checker(course, timeout=timeout, run_ahead=run_ahead)
     out: dict = {"warm": {}, "start": []}
 
     async def one(grade_id: str):
@@ -117,10 +121,11 @@ def measure(course, chapter, repeats: int, timeout: float) -> dict:
     """Median seconds over ``repeats`` runs (checks, then grading, each run)."""
     ids = exercises(chapter)
     failures: list = []
-    runs, grades = [], []
+    runs, plain, grades = [], [], []
     with tempfile.TemporaryDirectory() as folder:
         path = base_notebook(course, chapter, Path(folder))
         for index in range(repeats):
+            plain.append(asyncio.run(checks(course, path, ids, timeout, failures, False)))
             runs.append(asyncio.run(checks(course, path, ids, timeout, failures)))
             grades.append(whole(course, path, timeout, failures))
             print(
@@ -132,6 +137,7 @@ def measure(course, chapter, repeats: int, timeout: float) -> dict:
             statistics.median(r["warm"][g][0] for r in runs),
             runs[-1]["warm"][g][1],
             runs[-1]["warm"][g][2],
+            statistics.median(r["warm"][g][0] for r in plain),
         )
         for g in ids
     }
@@ -149,12 +155,15 @@ def report(chapter, figures: dict) -> tuple[list[float], bool]:
     """Print one chapter's table; (its warm check seconds, whether it met the targets)."""
     whole_s = figures["whole"]
     width = max(len(g) for g in figures["ids"])
-    print(f"  {'exercise':<{width}}  check s  cells run  whole/check")
+    print(f"  {'exercise':<{width}}  check s  nothing ahead s  cells run  whole/check  ahead gain")
     seconds = []
     for grade_id in figures["ids"]:
-        s, ran, cells = figures["warm"][grade_id]
+        s, ran, cells, base = figures["warm"][grade_id]
         seconds.append(s)
-        print(f"  {grade_id:<{width}}  {s:7.2f}  {ran:3d} of {cells:<3d}  {whole_s / s:8.1f}")
+        print(
+            f"  {grade_id:<{width}}  {s:7.2f}  {base:15.2f}  {ran:3d} of {cells:<3d}  "
+            f"{whole_s / s:11.1f}  {base / s:9.2f}x"
+        )
     median, worst = statistics.median(seconds), max(seconds)
     cold_id, cold = figures["cold"]
     ok = median <= MEDIAN_TARGET_S and worst <= EACH_TARGET_S and not figures["failures"]

@@ -10,8 +10,10 @@ over it (``sources``: cell id to code, as the lab's kernel recorded it), so that
 for the code in front of them without a save. Notes say where that differs from the saved file
 (grading reads the file).
 
-:class:`Checker` keeps a kernel started ahead for the chapter (:func:`start_warm`), so a check
-in the lab only waits for the cells and the tests; :func:`serve` answers checks on standard input
+:class:`Checker` keeps a kernel started ahead for the chapter (:func:`start_warm`), which has
+also run the notebook's first cells up to the first exercise while they are the course's own
+(:func:`autograder.grader.grade.steps_ahead`), so a check in the lab only waits for the other
+cells its exercise needs and the tests; :func:`serve` answers checks on standard input
 (one JSON request per line), which is how the lab's kernel asks for them.
 """
 
@@ -41,6 +43,7 @@ from autograder.grader.grade import (
     grade_submission_async,
     kernel_settings,
     run_coroutine,
+    steps_ahead,
 )
 from autograder.grader.sandbox import Isolation, resolve
 from autograder.hints import best_clause, best_section, clauses, docstring, sections
@@ -287,25 +290,41 @@ class Checker:
 
     Args:
         course: the course. timeout, isolation: as for :func:`check_exercise`.
+        run_ahead: let the kernel started ahead also run the notebook's first cells (see
+            :meth:`prepare`); False only to measure what that saves.
     """
 
     def __init__(
-        self, course: Course, *, timeout: float = DEFAULT_TIMEOUT, isolation="auto"
+        self,
+        course: Course,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        isolation="auto",
+        run_ahead: bool = True,
     ) -> None:
-        self.course, self.timeout = course, timeout
+        self.course, self.timeout, self.run_ahead = course, timeout, run_ahead
         self.isolation = resolve(isolation) if isinstance(isolation, str) else isolation
         self._warm: asyncio.Task | None = None
         self._warm_for: str | None = None
+        self._ahead: list = []
 
-    def prepare(self, chapter: Chapter) -> None:
-        """Start a kernel for ``chapter`` in the background (replacing one for another)."""
-        if self._warm_for == chapter.name and self._warm is not None:
+    def prepare(self, chapter: Chapter, notebook: dict | None = None) -> None:
+        """Start a kernel for ``chapter`` in the background (replacing one for another).
+
+        With ``notebook`` (the learner's, as last run), the kernel also runs its first cells, up
+        to the first exercise, while they are the course's own code
+        (:func:`autograder.grader.grade.steps_ahead`): every check of the chapter runs them
+        first, so the next one starts after them. A check whose notebook no longer starts with
+        those cells gets a fresh kernel.
+        """
+        ahead = steps_ahead(notebook, chapter) if notebook and self.run_ahead else []
+        if self._warm_for == chapter.name and self._warm is not None and self._ahead == ahead:
             return
         self._drop()
         settings = kernel_settings(chapter)
-        self._warm_for = chapter.name
+        self._warm_for, self._ahead = chapter.name, ahead
         self._warm = asyncio.ensure_future(
-            start_warm(timeout=self.timeout, isolation=self.isolation, **settings)
+            start_warm(timeout=self.timeout, isolation=self.isolation, ahead=ahead, **settings)
         )
 
     def _drop(self) -> None:
@@ -326,9 +345,10 @@ class Checker:
     async def check(self, request: dict) -> CheckResult:
         """Check ``request["exercise"]`` of ``request["notebook"]`` (with its ``sources``)."""
         path = request.get("notebook", "")
-        warm = None
+        warm, saved = None, None
         try:
-            chapter = self.course.chapter_of(read_json_notebook(Path(path)))
+            saved = read_json_notebook(Path(path))
+            chapter = self.course.chapter_of(saved)
             warm = await self._take(chapter)
         except CourseError:
             chapter = None
@@ -343,7 +363,7 @@ class Checker:
             warm=warm,
         )
         if chapter is not None:
-            self.prepare(chapter)  # for the next check
+            self.prepare(chapter, _as_run(saved, result.exercise, request))  # for the next check
         return result
 
     async def close(self) -> None:
@@ -355,6 +375,15 @@ class Checker:
             with contextlib.suppress(BaseException):
                 warm = await task
                 await warm.close()
+
+
+def _as_run(saved: dict, grade_id: str, request: dict) -> dict | None:
+    """The notebook as the learner's kernel last ran it (None when the request cannot say)."""
+    sources, order = request.get("sources"), request.get("order")
+    try:
+        return _overlay(saved, grade_id, sources, order if isinstance(order, list) else None)[0]
+    except Exception:  # a malformed request was answered already; no cells run ahead then
+        return None
 
 
 def _close_unused(task: asyncio.Task) -> None:
@@ -377,7 +406,8 @@ async def serve(
     loop = asyncio.get_running_loop()
     if notebook:
         with contextlib.suppress(CourseError):
-            checker.prepare(course.chapter_of(read_json_notebook(Path(notebook))))
+            saved = read_json_notebook(Path(notebook))
+            checker.prepare(course.chapter_of(saved), saved)
     try:
         while True:
             line = await loop.run_in_executor(None, sys.stdin.readline)

@@ -119,7 +119,8 @@ async def run_steps(
         warm: a kernel started ahead with :func:`start_warm` for the same ``protect``,
             ``references``, ``isolation``, ``course_root``, ``timeout`` and ``env``: the first
             steps run there (a kernel that starts after a crash is a new one, as usual). It is
-            used up either way.
+            used up either way. The steps it ran ahead (``warm.ran``) are not run again: they
+            must be the first of ``steps``.
 
     Returns:
         A :class:`RunReport` with one :class:`StepOutcome` per step.
@@ -132,6 +133,13 @@ async def run_steps(
     skip: set[int] = set()
     restarts, position = 0, 0
     warm_folder = warm.folder if warm is not None else None
+    if warm is not None and warm.ran:
+        ahead = [step for step, _ in warm.ran]
+        if steps[: len(ahead)] != ahead:
+            raise ValueError("warm: the kernel ran other steps ahead than the first of these")
+        for index, (_, outcome) in enumerate(warm.ran):
+            outcomes[index] = outcome
+        position = len(ahead)
     with tempfile.TemporaryDirectory(prefix="autograder-") as workdir:
         work = Path(warm.work) if warm is not None else Path(workdir)
         while position < len(steps):
@@ -189,12 +197,15 @@ class WarmKernel:
     """A kernel started, harness installed, before the steps it will run are known.
 
     Made by :func:`start_warm`; handed to :func:`run_steps` once (``warm=``), or closed with
-    :meth:`close` when it is not needed. Its folder goes with it.
+    :meth:`close` when it is not needed. Its folder goes with it. ``ran`` holds the steps it ran
+    ahead (``start_warm(ahead=...)``) with their outcomes: a run it is handed to must begin with
+    exactly those steps.
     """
 
     session: _Session
     work: str
     folder: tempfile.TemporaryDirectory
+    ran: list[tuple[Step, StepOutcome]] = field(default_factory=list)
 
     async def close(self) -> None:
         """Shut the kernel down and remove its folder."""
@@ -211,25 +222,36 @@ async def start_warm(
     timeout: float,
     env: dict[str, str] | None = None,
     startup_timeout: float = 60.0,
+    ahead: list[Step] | tuple[Step, ...] = (),
 ) -> WarmKernel:
-    """Start a kernel for :func:`run_steps` ahead of time (arguments as there).
+    """Start a kernel for :func:`run_steps` ahead of time (arguments as there), and run the
+    ``ahead`` cells in it (the first steps of the run it is meant for, all of kind ``"cell"``).
 
     Raises:
-        GradingError: if no kernel can be started or the harness cannot be installed.
+        GradingError: if no kernel can be started or the harness cannot be installed, or if a
+            cell run ahead killed the kernel or hung (the run then starts from scratch).
     """
+    if any(step.kind != "cell" for step in ahead):
+        raise ValueError(f"ahead: only cells run ahead, got {[s.kind for s in ahead]}")
     folder = tempfile.TemporaryDirectory(prefix="autograder-")
     session = _Session(
         Path(folder.name), {}, (protect, references), timeout, env or {}, startup_timeout
     )
     session.isolation = isolation or Isolation("none")
     session.course_root = course_root
+    warm = WarmKernel(session, folder.name, folder)
     try:
         await session.start()
+        for step in ahead:
+            outcome = await session.run(step)
+            warm.ran.append((step, outcome))
+            if not session.alive:
+                raise GradingError(f"the kernel died or hung while running {step.label} ahead")
     except BaseException:
         await session.close()
         folder.cleanup()
         raise
-    return WarmKernel(session, folder.name, folder)
+    return warm
 
 
 class _Session:

@@ -466,8 +466,12 @@ async def _grade(
 ):
     source = chapter.read_source()
     steps, tests, exercises, notes = _plan(source, submission, chapter)
+    ran = len(warm.ran) if warm is not None else 0
+    if ran and steps[:ran] != [step for step, _ in warm.ran]:
+        await warm.close()  # it ran cells this notebook no longer starts with: a fresh kernel
+        warm, ran = None, 0
     if only is not None:
-        steps, exercises = _only(only, steps, tests, exercises, chapter)
+        steps, exercises = _only(only, steps, tests, exercises, chapter, also=ran)
     result.notes.extend(notes)
     result.steps_run = len(steps)
     result.flags.extend(_scan(submission, source))
@@ -605,12 +609,40 @@ def _plan(source: dict, submission: dict, chapter: Chapter):
     return steps, tests, exercises, notes
 
 
-def _only(grade_id: str, steps: list, tests: dict, exercises: list, chapter: Chapter):
+def steps_ahead(submission: dict, chapter: Chapter) -> list[Step]:
+    """The cells a kernel may run before a check of ``submission`` is asked for: its first cells
+    up to the first exercise, as long as each is the course's own code unchanged.
+
+    Grading runs them first whatever exercise is checked; so a kernel that ran them ahead
+    (:func:`autograder.grader.execute.start_warm`) leaves a check only the rest. A cell the
+    learner wrote or edited stops the list (it could be slow, or hang, and no check must wait
+    for it unless its exercise needs it). Empty for a notebook that cannot be planned.
+    """
+    source = chapter.read_source()
+    try:
+        steps = _plan(source, submission, chapter)[0]
+    except CourseError:
+        return []
+    ours = {cell_source(c) for c in source["cells"] if c.get("cell_type") == "code"}
+    solutions = {
+        cell_grade_id(c) for c in source["cells"] if is_solution_cell(c) or is_test_cell(c)
+    }
+    ahead = []
+    for step in steps:
+        if step.kind != "cell" or step.grade_id in solutions or step.source not in ours:
+            break
+        ahead.append(step)
+    return ahead
+
+
+def _only(
+    grade_id: str, steps: list, tests: dict, exercises: list, chapter: Chapter, also: int = 0
+):
     """The steps one exercise needs, and that exercise alone (its step indices renumbered).
 
-    Kept: the first cell (the chapter's setup), the exercise's solution cell and tests, and every
-    earlier cell they need (names they read, global state; see
-    :func:`autograder.grader.deps.needed`). Other exercises' tests run
+    Kept: the first cell (the chapter's setup), the first ``also`` steps (cells a kernel ran
+    ahead), the exercise's solution cell and tests, and every earlier cell they need (names they
+    read, global state; see :func:`autograder.grader.deps.needed`). Other exercises' tests run
     only for a name they bind that a kept cell reads; nothing after the exercise's tests runs.
     """
     found = [e for e in exercises if e["id"] == grade_id]
@@ -625,6 +657,7 @@ def _only(grade_id: str, steps: list, tests: dict, exercises: list, chapter: Cha
         {exercise["solution_step"]} if exercise["solution_step"] is not None else set()
     )
     roots.add(0)  # the chapter's setup cell (imports, seeds, the device): it always runs
+    roots.update(range(min(also, last)))
     codes = []
     for step in steps[: last + 1]:
         if step.kind == "test":

@@ -17,11 +17,13 @@ import sys
 import pytest
 
 from autograder.__main__ import main
+from autograder.course import cell_grade_id
 from autograder.grader.check import Checker, check_exercise, exercise_names
 from autograder.grader.grade import grade_notebook, run_coroutine
 from autograder.verdict import CheckResult
 
 from .fixture_course import CORRECT, WRONG, cell_index, submission, write
+from .fixture_course import SETUP as SETUP_CODE
 
 
 def _check(course, path, exercise, **kw):
@@ -221,6 +223,54 @@ def test_the_check_server_answers_and_keeps_a_kernel_ready(demo, tmp_path):
 
     first, second = run_coroutine(two_checks())
     assert (first.points, second.points) == (2, 3)
+
+
+def test_the_kernel_ready_ahead_runs_the_first_cells_and_never_stale_ones(
+    demo, tmp_path, monkeypatch
+):
+    """After a check, the next kernel also runs the notebook's cells before the first exercise;
+    a check uses them only while the learner's cells are still those: an edited setup cell gets
+    a fresh kernel that runs the edit."""
+    import autograder.grader.grade as grade_module
+
+    course, _, stub = demo
+    path = write(tmp_path / "01-demo.ipynb", submission(stub, CORRECT))
+    notebook = json.loads(path.read_text())
+    setup_id = next(c["id"] for c in notebook["cells"] if c["cell_type"] == "code")
+    seen = []
+    real = grade_module.run_steps
+
+    async def spy(steps, tests, **kw):
+        warm = kw.get("warm")
+        seen.append([step.label for step, _ in warm.ran] if warm is not None else None)
+        return await real(steps, tests, **kw)
+
+    monkeypatch.setattr(grade_module, "run_steps", spy)
+    edited_setup = SETUP_CODE + "SHIFT = 0.0\n"
+    edited_mean = "def mean(values):\n    return sum(values) / len(values) + SHIFT\n"
+
+    async def checks():
+        checker = Checker(course, isolation="none")
+        try:
+            first = await checker.check({"notebook": str(path), "exercise": "add"})
+            await asyncio.wait_for(asyncio.shield(checker._warm), 60)
+            ahead = [step.label for step in checker._ahead]
+            second = await checker.check({"notebook": str(path), "exercise": "scale"})
+            await asyncio.wait_for(asyncio.shield(checker._warm), 60)
+            mean_id = next(c["id"] for c in notebook["cells"] if cell_grade_id(c) == "ch01_mean")
+            sources = {setup_id: edited_setup, mean_id: edited_mean}
+            third = await checker.check(
+                {"notebook": str(path), "exercise": "mean", "sources": sources}
+            )
+            return first, second, third, ahead
+        finally:
+            await checker.close()
+
+    first, second, third, ahead = run_coroutine(checks())
+    assert ahead == ["cell 2"], ahead  # the setup cell (after a heading), the only one before the first exercise
+    assert seen == [None, ["cell 2"], None], seen  # the edit was not run ahead: a fresh kernel
+    assert (first.points, second.points) == (2, 1)
+    assert third.points == 3 and third.status == "passed", third.text()
 
 
 def test_the_check_server_speaks_json_lines(demo, tmp_path):
