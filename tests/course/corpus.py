@@ -9,6 +9,9 @@ written as a learner would from the released notebook's docstrings. A file looks
     # %% ch04_train_one_epoch points=0 feedback="zero_grad"
     def train_one_epoch(...):
         ...
+    # %% ch07_amp_step points=0 feedback="old gradients" unlike="scaler.update()"
+    def amp_step(...):    (unlike: words the feedback must NOT hold, a cause wrongly named)
+        ...
     # %% cell after=setup    (an extra cell: after the setup cell or after a grade_id's cell)
     ...
 
@@ -40,6 +43,7 @@ class Block:
     code: str
     points: float | None = None
     feedback: str = ""
+    unlike: str = ""  # words the feedback must not hold (a cause that is not this file's)
 
 
 @dataclass
@@ -99,7 +103,17 @@ def _block(path: Path, number: int, header: str) -> Block:
     options = dict(w.split("=", 1) for w in words[1:])
     if "points" not in options or "feedback" not in options:
         raise ValueError(f"{path}:{number}: an exercise block needs points=N and feedback=WORDS")
-    return Block("exercise", words[0], "", float(options["points"]), options["feedback"])
+    unknown = set(options) - {"points", "feedback", "unlike"}
+    if unknown:
+        raise ValueError(f"{path}:{number}: unknown options {sorted(unknown)}")
+    return Block(
+        "exercise",
+        words[0],
+        "",
+        float(options["points"]),
+        options["feedback"],
+        options.get("unlike", ""),
+    )
 
 
 def submissions(chapter: str) -> list[Submission]:

@@ -124,6 +124,10 @@ def test_submission_scores_as_its_corpus_file_says(graded, chapter, name):
             assert word in exercise.feedback, (
                 f"{exercise.name}: no {word!r} in the feedback\n{result}"
             )
+            if block is not None and block.unlike:
+                assert block.unlike not in exercise.feedback, (
+                    f"{exercise.name}: the feedback names {block.unlike!r}, not this mistake\n{result}"
+                )
         elif points < exercise.max_points:  # the feedback names the mistake in the edition's words
             assert _CJK.search(exercise.feedback), (
                 f"{exercise.name}: feedback not translated\n{result}"

@@ -1,5 +1,5 @@
 # Corpus: gradients never cleared in amp_step; clip_and_step returns the norm after clipping.
-# %% ch07_amp_step points=0 feedback="old gradients cleared"
+# %% ch07_amp_step points=0 feedback="old gradients cleared" unlike="exactly once per step"
 def amp_step(model, optimizer, loss_fn, inputs, targets, scaler, device_type, dtype):
     with torch.autocast(device_type=device_type, dtype=dtype):
         loss = loss_fn(model(inputs), targets)
