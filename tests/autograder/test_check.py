@@ -267,7 +267,8 @@ def test_the_kernel_ready_ahead_runs_the_first_cells_and_never_stale_ones(
             await checker.close()
 
     first, second, third, ahead = run_coroutine(checks())
-    assert ahead == ["cell 2"], ahead  # the setup cell (after a heading), the only one before the first exercise
+    # the setup cell (after a heading), the only one before the first exercise
+    assert ahead == ["cell 2"], ahead
     assert seen == [None, ["cell 2"], None], seen  # the edit was not run ahead: a fresh kernel
     assert (first.points, second.points) == (2, 1)
     assert third.points == 3 and third.status == "passed", third.text()
