@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import hashlib
 import importlib.util
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -119,6 +120,13 @@ def normalised_tokens(code: str) -> list[str] | None:
     return _tokens(tree, _BUILTINS | _modules(tree))[1:]  # without the Module node
 
 
+def _stable_hash(gram: list[str]) -> int:
+    """A k-gram's hash, the same in every process (Python's ``hash`` of a string is salted per
+    process, which made the winnowing choose other hashes, and the scores move, from run to run)."""
+    digest = hashlib.blake2b("\x00".join(gram).encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
 @lru_cache(maxsize=8192)  # a class hands in the same code many times
 def fingerprint(code: str) -> Fingerprint | None:
     """The winnowed fingerprint of ``code`` (None when it does not parse).
@@ -132,7 +140,7 @@ def fingerprint(code: str) -> Fingerprint | None:
     tokens = normalised_tokens(code)
     if tokens is None:
         return None
-    grams = [hash(tuple(tokens[i : i + K])) for i in range(max(1, len(tokens) - K + 1))]
+    grams = [_stable_hash(tokens[i : i + K]) for i in range(max(1, len(tokens) - K + 1))]
     if len(grams) <= WINDOW:
         chosen = set(grams)
     else:

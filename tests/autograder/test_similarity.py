@@ -189,3 +189,32 @@ def test_a_renamed_copy_of_a_companion_function_is_found():
     )
     found = companion_matches(plant_copy(source))
     assert found and found[0][1] == name and found[0][2] >= THRESHOLD, found
+
+
+def test_scores_are_the_same_in_every_process():
+    """Python salts ``hash`` of a string per process: a fingerprint built on it chose other
+    hashes in each run, and the report's pairs came and went (a copy scored 0.87 in one run and
+    0.95 in the next)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    a = "def f(x, y):\n    total = x + y\n    for i in range(3):\n        total += i * x\n    return total\n"
+    b = a.replace("i * x", "i * y")
+    script = (
+        "import json, sys; from autograder.similarity import fingerprint, similarity; "
+        "a, b = json.loads(sys.argv[1]); "
+        "print(similarity(fingerprint(a), fingerprint(b)), sorted(fingerprint(a).hashes)[:3])"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", script, json.dumps([a, b])],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in (1, 2, 3)
+    }
+    assert len(runs) == 1, runs
