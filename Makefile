@@ -120,8 +120,8 @@ test-oldest: $(OLDEST_STAMP)
 # Every file of every chapter's submission corpus (about 350 gradings: 70 to 100 minutes on 2
 # cores), then every exercise of every file checked with `autograder check`, which must give the
 # points grading gives (about 1,750 checks: about 2 hours on 2 cores); `make test` grades each
-# chapter's sample and checks the last exercise of each base. Run it after changing the grader, and COURSE_CORPUS=NN
-# for one chapter after changing it.
+# chapter's sample and checks the last exercise of each base. Run it after changing the grader,
+# and COURSE_CORPUS=NN for one chapter after changing it.
 corpus: setup
 	COURSE_CORPUS=all $(BIN)/python -m pytest -n 0 -q -rf tests/course/test_submissions.py
 	COURSE_CORPUS=all $(BIN)/python -m pytest -n 0 -q -rf tests/course/test_check_matches_grade.py
