@@ -94,6 +94,18 @@ _COMPARISONS = frozenset(
 )  # fmt: skip
 
 
+# What a tensor says of itself: a learner's tensor subclass that redefines any of these (a dtype
+# that claims float32 over float64 storage) is lying to a check, whatever it earns.
+_DESCRIPTIONS = frozenset(
+    {
+        "dtype", "shape", "device", "size", "dim", "ndim", "ndimension", "layout", "is_cuda",
+        "is_floating_point", "is_complex", "type", "numel", "nelement", "stride",
+        "is_contiguous", "data_ptr", "element_size", "itemsize", "nbytes", "requires_grad",
+        "__torch_dispatch__", "__class__", "__len__", "tolist", "item", "numpy",
+    }
+)  # fmt: skip
+
+
 class ReferenceCallError(RuntimeError):
     """A learner's exercise called the companion's reference implementation."""
 
@@ -434,8 +446,13 @@ def to_data(value, _depth: int = 0):
         return int(value) if "int" in t.__name__ else float(value)
     torch = _torch()
     if torch is not None and isinstance(value, torch.Tensor):
-        if t not in (torch.Tensor, torch.nn.Parameter) and _overrides_comparisons(t):
-            _suspect(f"a tensor subclass ({t.__qualname__})")
+        if t not in (torch.Tensor, torch.nn.Parameter):
+            if _overrides_comparisons(t):
+                _suspect(f"a tensor subclass ({t.__qualname__})")
+            else:
+                said = sorted(_redefined(t, _DESCRIPTIONS))
+                if said:
+                    _suspect(f"a tensor subclass ({t.__qualname__}) that redefines {said[0]}")
         tensor = value.detach()
         if type(tensor) is not torch.Tensor:
             tensor = torch.Tensor._make_subclass(torch.Tensor, tensor)
@@ -463,12 +480,17 @@ def to_data(value, _depth: int = 0):
 
 
 def _overrides_comparisons(t) -> bool:
+    return bool(_redefined(t, _COMPARISONS))
+
+
+def _redefined(t, names: frozenset) -> set[str]:
+    """Which of ``names`` a class defined outside builtins, torch and NumPy redefines."""
+    found: set[str] = set()
     for base in t.__mro__:
         if str(base.__module__).split(".")[0] in ("builtins", "torch", "numpy"):
             continue
-        if _COMPARISONS & set(vars(base)):
-            return True
-    return False
+        found |= names & set(vars(base))
+    return found
 
 
 class _Nothing:

@@ -83,6 +83,7 @@ _SUSPICIOUS = [
     (r"__code__|__globals__|__closure__|__builtins__", "function internals"),
     (r"_getframe|currentframe|\bf_back\b|\bf_locals\b|inspect\.stack", "frames of the caller"),
     (r"\bctypes\b", "ctypes"),
+    (r"\bclass\s+\w+\s*\(\s*(?:torch\.)?Tensor\s*[,)]", "a tensor subclass of its own"),
     (  # kernel/ and grader/ (see autograder/__init__.py), and the flat names they had before
         rf"autograder\.(?:{_INTERNALS})"
         rf"|\bfrom\s+autograder\s+import\s+(?:\([^)]*?|[\w \t,]*?)\b(?:{_INTERNALS})\b"

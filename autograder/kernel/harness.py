@@ -244,7 +244,12 @@ def run_test(grade_id: str, visible: str, hidden: str, base: str) -> None:
         after.append("the code caught SIGINT (signal.signal), so it cannot be stopped")
         _restore_sigint(signal_before)
     suspects = state["checks"]._SUSPECTS
-    after += [f"the code returned {what}, whose comparisons always agree" for what in suspects]
+    after += [
+        f"the code returned {what}: what it says of itself is not what it holds"
+        if " that redefines " in what
+        else f"the code returned {what}, whose comparisons always agree"
+        for what in suspects
+    ]
     suspects.clear()
     for flag in after + state["violations"]:
         if flag not in report["flags"]:
@@ -1054,11 +1059,35 @@ def _filled(cell) -> bool:
     return True
 
 
-def _equal(a, b) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:  # a learner object inside that cannot be compared
+_PLAIN = (int, float, bool, complex, str, bytes, type(None))
+
+
+def _equal(a, b, _depth: int = 0) -> bool:
+    """``a == b`` for the plain data a companion table holds, calling no method that learner code
+    can replace: the types must match exactly, containers are compared item by item, and
+    anything else (a tensor, a learner's object) is equal only to itself. A patched
+    ``Tensor.__eq__`` that says True to everything must not make a list of tensors "a copy"
+    of a companion table of strings."""
+    kind = type(a)
+    if a is b:
+        return True
+    if kind is not type(b) or _depth > 8:
         return False
+    if kind in _PLAIN:
+        return kind.__eq__(a, b) is True
+    if kind in (list, tuple):
+        return len(a) == len(b) and all(_equal(x, y, _depth + 1) for x, y in zip(a, b))
+    if kind in (set, frozenset):
+        return all(type(x) in _PLAIN for x in (*a, *b)) and kind.__eq__(a, b) is True
+    if kind is dict:
+        if len(a) != len(b) or not all(type(k) in _PLAIN for k in (*a, *b)):
+            return False
+        return all(
+            dict.__contains__(b, k)
+            and _equal(dict.__getitem__(a, k), dict.__getitem__(b, k), _depth + 1)
+            for k in dict.keys(a)
+        )
+    return False
 
 
 # ---------------------------------------------------------------------------------------------

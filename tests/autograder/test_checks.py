@@ -291,3 +291,29 @@ def test_to_data_notes_values_whose_comparisons_always_agree():
     checks._SUSPECTS.clear()
     checks.to_data([Honest(), nn.Parameter(torch.ones(1)), 1.5, {"a": torch.ones(1)}])
     assert checks._SUSPECTS == []
+
+
+def test_to_data_notes_a_tensor_subclass_that_lies_about_itself():
+    """Chapter 3's attack: float64 storage under a dtype that says float32. It earns nothing
+    (the data crosses as a plain float64 tensor), and now it is named for review too."""
+    from autograder import checks
+
+    class Float32ish(torch.Tensor):
+        @property
+        def dtype(self):
+            return torch.float32
+
+    class Plain(torch.Tensor):  # a subclass that redefines nothing a check reads
+        def describe(self):
+            return "mine"
+
+    checks._SUSPECTS.clear()
+    crossed = checks.to_data(torch.zeros(2, dtype=torch.float64).as_subclass(Float32ish))
+    assert crossed.dtype == torch.float64 and type(crossed) is torch.Tensor
+    [said] = checks._SUSPECTS
+    assert said.startswith("a tensor subclass (") and said.endswith(
+        "Float32ish) that redefines dtype"
+    )
+    checks._SUSPECTS.clear()
+    checks.to_data(torch.zeros(2).as_subclass(Plain))
+    assert checks._SUSPECTS == []

@@ -406,3 +406,18 @@ def test_cli_prints_tables_and_writes_json_and_feedback_pages(demo, graded, tmp_
     assert sorted(p.name for p in pages.iterdir()) == ["invalid_json.html", "mistakes.html"]
     assert main([*args[:2], "--course", str(course.root), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["submissions"][0]["points"] == 1
+
+
+def test_a_tensor_subclass_of_the_learners_own_is_named_for_review():
+    """Chapter 3's attack returned float64 memory under a dtype that says float32: the visible
+    test stops it before any hidden test sees the value, so the code itself is named."""
+    from autograder.grader.grade import _scan
+
+    def cell(code):
+        return {"cell_type": "code", "metadata": {}, "source": code, "outputs": []}
+
+    lying = "class _Float32(torch.Tensor):\n    dtype = property(lambda self: torch.float32)\n"
+    flags = _scan({"cells": [cell(lying)]}, {"cells": []})
+    assert flags == ["cell 1 touches a tensor subclass of its own ('class _Float32(torch.Tensor)')"]
+    honest = "class Net(nn.Module):\n    pass\nx = torch.Tensor([1.0])\n"
+    assert _scan({"cells": [cell(honest)]}, {"cells": []}) == []

@@ -191,6 +191,42 @@ def test_companion_leftovers_are_blocked_and_copied_tables_named(tmp_path):
     assert any("companion.notebook" in flag for flag in data["flags"])
 
 
+def test_an_always_equal_tensor_is_not_called_a_copy_of_companion_data(tmp_path):
+    """A tensor whose __eq__ says True to everything made two tensors "equal"
+    companion.schedule._PER_STEP (two class names): the review named a copy the code never
+    made. Equality with a companion table is now exact: same types, item by item."""
+    base = tmp_path / "results"
+    hidden = textwrap.dedent(
+        """
+        from autograder.checks import hidden_test
+
+        hidden_test(lambda seed: {"n": seed}, lambda got, seed: None, seeds=(0,))
+        """
+    )
+    _run(
+        LEARNER
+        + textwrap.dedent(
+            f"""
+            import torch
+            import companion.schedule
+            class Agreeable(torch.Tensor):  # its __eq__ says True to anything
+                def __eq__(self, other):
+                    return True
+
+            pair = (torch.zeros(1).as_subclass(Agreeable), torch.ones(1).as_subclass(Agreeable))
+            names = ("OneCycleLR", "CyclicLR")  # a real copy of the table, by value
+            harness.run_test("ch02_x_tests", "", {hidden!r}, {str(base)!r})
+            """
+        ),
+        tmp_path,
+    )
+    data = load(base)
+    copies = [flag for flag in data["flags"] if "copied the companion's data" in flag]
+    assert copies == ["the code copied the companion's data (companion.schedule._PER_STEP)"], data[
+        "flags"
+    ]
+
+
 def test_crawls_for_notebooks_and_other_processes_are_flagged(tmp_path):
     seen = _run(
         LEARNER
