@@ -65,16 +65,23 @@ def _expected(sub, grade_id: str, max_points: float) -> float:
     return 0.0 if sub.base == "stub" else max_points
 
 
-def _kept_cells(path, grade_id: str) -> str:
-    """The cells Check runs for ``grade_id`` (the labels grading gives them), for a message."""
+def _kept(path, grade_id: str, ahead: bool = True) -> tuple:
+    """The steps a check of ``grade_id`` runs: with ``ahead``, the cells run ahead first, then
+    the cells and tests it keeps. Raises what planning raises."""
     from autograder.course import read_json_notebook
-    from autograder.grader.grade import _only, _plan
+    from autograder.grader.grade import _only, _plan, steps_ahead
 
     notebook = read_json_notebook(path)
     chapter = COURSE.chapter_of(notebook)
+    also = len(steps_ahead(notebook, chapter)) if ahead else 0
+    steps, tests, exercises, _ = _plan(chapter.read_source(), notebook, chapter)
+    return tuple(_only(grade_id, steps, tests, exercises, chapter, also=also)[0])
+
+
+def _kept_cells(path, grade_id: str) -> str:
+    """The cells Check runs for ``grade_id`` (the labels grading gives them), for a message."""
     try:
-        steps, tests, exercises, _ = _plan(chapter.read_source(), notebook, chapter)
-        kept, _ = _only(grade_id, steps, tests, exercises, chapter)
+        kept = _kept(path, grade_id, ahead=False)
     except Exception as exc:  # the message must still come out
         return f"(could not list them: {exc})"
     return ", ".join(step.label for step in kept)
@@ -83,18 +90,10 @@ def _kept_cells(path, grade_id: str) -> str:
 def _what_runs(path, grade_id: str):
     """What a check of ``grade_id`` runs: the cells run ahead, the cells and tests it keeps (by
     their code). Two checks that run the same are the same check (None: not computable)."""
-    from autograder.course import read_json_notebook
-    from autograder.grader.grade import _only, _plan, steps_ahead
-
-    notebook = read_json_notebook(path)
-    chapter = COURSE.chapter_of(notebook)
     try:
-        ahead = steps_ahead(notebook, chapter)
-        steps, tests, exercises, _ = _plan(chapter.read_source(), notebook, chapter)
-        kept, _ = _only(grade_id, steps, tests, exercises, chapter, also=len(ahead))
+        return (grade_id, _kept(path, grade_id))
     except Exception:  # the check itself will say what is wrong
         return None
-    return (grade_id, tuple(kept))
 
 
 async def _check_chapter(chapter: str, items: list) -> list:
