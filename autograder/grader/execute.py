@@ -321,7 +321,13 @@ class _Session:
         protect, references = self.protect
         payload.write_text(json.dumps({"protect": protect, "references": list(references)}))
         code = f"__import__('autograder.kernel.harness', fromlist=['_']).install({str(payload)!r})"
-        outcome = await self._execute(code, store_history=False)
+        # preparing imports the chapter's packages: on a busy machine that can take longer than
+        # a learner's cell may, so it has the kernel's start-up time
+        self.client.timeout = int(max(self.timeout, self.startup_timeout))
+        try:
+            outcome = await self._execute(code, store_history=False)
+        finally:
+            self.client.timeout = int(max(1, round(self.timeout)))
         if outcome.status != "ok":
             raise GradingError(
                 f"could not prepare the kernel for grading ({outcome.ename}: {outcome.evalue}); "

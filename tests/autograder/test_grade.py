@@ -230,7 +230,7 @@ def test_reference_scores_full_marks(graded):
 
 def test_stub_scores_zero_and_says_not_implemented(graded):
     result = graded[0]["stub"]
-    assert (result.points, result.max_points) == (0, 6)
+    assert (result.points, result.max_points) == (0, 6), result.error
     assert all("NotImplementedError" in e.feedback for e in result.exercises)
     assert result.notes == []  # released test cells are not reported as edited
 
@@ -421,3 +421,25 @@ def test_a_tensor_subclass_of_the_learners_own_is_named_for_review():
     assert flags == ["cell 1 touches a tensor subclass of its own ('class _Float32(torch.Tensor)')"]
     honest = "class Net(nn.Module):\n    pass\nx = torch.Tensor([1.0])\n"
     assert _scan({"cells": [cell(honest)]}, {"cells": []}) == []
+
+
+def test_preparing_the_kernel_is_not_held_to_a_learners_cell_time(tmp_path, monkeypatch):
+    """The harness imports the chapter's packages before any cell runs: on a busy machine that
+    took longer than a short cell limit, and a whole submission came back ungraded (0 of 0)."""
+    from autograder.course import Course
+    from autograder.release import release
+
+    from .fixture_course import build_course
+
+    (tmp_path / "slow_to_import.py").write_text("import time\ntime.sleep(2.5)\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # the kernel inherits the environment
+    course_dir, notebooks = build_course(tmp_path / "root")
+    source = course_dir / "source" / "01-demo" / "01-demo.ipynb"
+    nb = json.loads(source.read_text())
+    setup = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    setup["source"] = "import slow_to_import\n" + "".join(setup["source"])
+    source.write_text(json.dumps(nb))
+    course = Course(course_dir)
+    release(course, notebooks)
+    result = grade_notebook(source, course, timeout=1.0, isolation="none")
+    assert (result.points, result.max_points) == (6, 6), result.error
