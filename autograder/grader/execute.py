@@ -143,10 +143,11 @@ async def run_steps(
     with tempfile.TemporaryDirectory(prefix="autograder-") as workdir:
         work = Path(warm.work) if warm is not None else Path(workdir)
         while position < len(steps):
-            if warm is not None:
-                session, warm = warm.session, None
+            if warm is not None:  # it ran the steps before ``position`` ahead: none replayed
+                session, warm, replayed = warm.session, None, position
                 session.tests = tests
             else:
+                replayed = 0
                 session = _Session(
                     work, tests, (protect, references), timeout, env or {}, startup_timeout
                 )
@@ -156,7 +157,7 @@ async def run_steps(
                 if not session.alive:
                     await session.start()
                 broken = False
-                for index in range(position):
+                for index in range(replayed, position):
                     if steps[index].kind != "cell" or index in skip:
                         continue
                     replay = await session.run(steps[index])

@@ -294,3 +294,21 @@ def test_the_check_server_speaks_json_lines(demo, tmp_path):
     assert CheckResult.from_dict(replies[0]).points == 0
     assert "bad request" in replies[1]["error"]
     assert "has no exercise 'nope'" in replies[2]["error"]
+
+
+def test_cells_run_ahead_are_not_run_again(tmp_path):
+    """The kernel started ahead ran the first cells; the run it is handed to goes on from there
+    (it replayed them, so run-ahead saved nothing and a cell with side effects ran twice)."""
+    from autograder.grader.execute import Step, run_steps, start_warm
+    from autograder.grader.sandbox import Isolation
+
+    count = Step("cell", "RUNS = globals().get('RUNS', 0) + 1", "cell 1")
+    probe = Step("cell", "assert RUNS == 1, f'the first cell ran {RUNS} times'", "cell 2")
+    settings = {"protect": ["builtins"], "timeout": 60, "isolation": Isolation("none")}
+
+    async def run():
+        warm = await start_warm(ahead=[count], **settings)
+        return await run_steps([count, probe], {}, warm=warm, **settings)
+
+    report = run_coroutine(run())
+    assert [o.status for o in report.outcomes] == ["ok", "ok"], report.outcomes[1].evalue
