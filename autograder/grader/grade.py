@@ -43,6 +43,7 @@ from autograder.grader.execute import GradingError, Step, WarmKernel, run_steps
 from autograder.grader.judge import SEPARATOR, judge
 from autograder.grader.sandbox import Isolation, resolve
 from autograder.i18n import translate_feedback
+from autograder.similarity import companion_matches
 
 __all__ = [
     "ExerciseResult",
@@ -800,7 +801,29 @@ def _scan(submission: dict, source: dict) -> list[str]:
             if match:
                 snippet = " ".join(match.group(0).split())[:60]
                 flags.append(f"cell {index + 1} touches {what} ({snippet!r})")
+        copied = _copied(code)
+        if copied:
+            flags.append(f"cell {index + 1} matches {copied}: transcribed from the companion?")
     return flags
+
+
+def _copied(code: str) -> str:
+    """What of the companion's source ``code`` repeats, one phrase ("" when nothing): its
+    definitions whose structure (names erased, see :mod:`autograder.similarity`) is a companion
+    function's or class's, the last public one named."""
+    found: dict[str, tuple[str, float]] = {}
+    for definition, name, score in companion_matches(code):
+        found.setdefault(definition, (name, score))
+    if not found:
+        return ""
+    def where(definition: str) -> int:  # the exercise's own definition usually comes last
+        match = re.search(rf"^(?:async def|def|class) {re.escape(definition)}\b", code, re.M)
+        return -match.start() if match else 0
+
+    ranked = sorted(found.items(), key=lambda item: (item[0].startswith("_"), where(item[0])))
+    (definition, (name, score)), rest = ranked[0], len(ranked) - 1
+    more = f", and {rest} more of its definitions" if rest else ""
+    return f"{name}'s source (its {definition}, similarity {score:.2f}{more})"
 
 
 def _short(grade_id: str) -> str:

@@ -443,3 +443,31 @@ def test_preparing_the_kernel_is_not_held_to_a_learners_cell_time(tmp_path, monk
     release(course, notebooks)
     result = grade_notebook(source, course, timeout=1.0, isolation="none")
     assert (result.points, result.max_points) == (6, 6), result.error
+
+
+def test_a_transcribed_companion_function_is_named_for_review():
+    """The companion's source is public: a learner who pastes it (helpers and all, names
+    adapted) is listed for review with the function it repeats; code of their own is not."""
+    from autograder.grader.grade import _scan
+    from autograder.similarity import companion_sources
+
+    def cell(code):
+        return {"cell_type": "code", "metadata": {}, "source": code, "outputs": []}
+
+    sources = companion_sources()
+    pasted = sources["companion.updates._matched"] + "\n\n" + sources["companion.updates.ema_update"]
+    pasted = pasted.replace("def ema_update(", "def my_ema(")
+    flags = _scan({"cells": [cell(pasted)]}, {"cells": []})
+    assert len(flags) == 1 and flags[0].startswith(
+        "cell 1 matches companion.updates.ema_update's source (its my_ema, similarity 1.00, "
+        "and 1 more of its definitions)"
+    ), flags
+    own = (
+        "@torch.no_grad()\ndef my_ema(ema_model, model, decay):\n"
+        "    for average, current in zip(ema_model.parameters(), model.parameters()):\n"
+        "        average.mul_(decay).add_(current, alpha=1 - decay)\n"
+        "        average.requires_grad_(False)\n"
+        "    for average, current in zip(ema_model.buffers(), model.buffers()):\n"
+        "        average.copy_(current)\n"
+    )
+    assert _scan({"cells": [cell(own)]}, {"cells": []}) == []
