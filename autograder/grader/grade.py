@@ -816,6 +816,7 @@ def _copied(code: str) -> str:
         found.setdefault(definition, (name, score))
     if not found:
         return ""
+
     def where(definition: str) -> int:  # the exercise's own definition usually comes last
         match = re.search(rf"^(?:async def|def|class) {re.escape(definition)}\b", code, re.M)
         return -match.start() if match else 0

@@ -455,7 +455,9 @@ def test_a_transcribed_companion_function_is_named_for_review():
         return {"cell_type": "code", "metadata": {}, "source": code, "outputs": []}
 
     sources = companion_sources()
-    pasted = sources["companion.updates._matched"] + "\n\n" + sources["companion.updates.ema_update"]
+    pasted = (
+        sources["companion.updates._matched"] + "\n\n" + sources["companion.updates.ema_update"]
+    )
     pasted = pasted.replace("def ema_update(", "def my_ema(")
     flags = _scan({"cells": [cell(pasted)]}, {"cells": []})
     assert len(flags) == 1 and flags[0].startswith(
