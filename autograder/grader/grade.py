@@ -97,7 +97,8 @@ _SUSPICIOUS = [
     (r"companion\.\w+\.__file__|companion\.__file__|\bgetsource\b", "the companion's source"),
     (r"sys\.modules\s*\[|sys\.meta_path|sys\.path_hooks", "the import system"),
     (
-        r"\b(?:torch|companion|autograder|builtins|IPython|np|numpy)(?:\.\w+)+\s*=(?!=)",
+        # a statement (not an annotation's default: ``device: torch.device = "cpu"``)
+        r"(?m)(?:^|;)\s*(?:torch|companion|autograder|builtins|IPython|np|numpy)(?:\.\w+)+\s*=(?!=)",
         "assignment to a library's attribute",
     ),
     (r"\bsetattr\(\s*(?:torch|companion|autograder|builtins)\b", "setattr on a library"),

@@ -473,3 +473,18 @@ def test_a_transcribed_companion_function_is_named_for_review():
         "        average.copy_(current)\n"
     )
     assert _scan({"cells": [cell(own)]}, {"cells": []}) == []
+
+
+def test_an_annotated_default_is_not_an_assignment_to_a_library():
+    """``device: torch.device = "cpu"`` in a signature was listed as assigning torch.device."""
+    from autograder.grader.grade import _scan
+
+    def flags(code):
+        return _scan(
+            {"cells": [{"cell_type": "code", "metadata": {}, "source": code}]}, {"cells": []}
+        )
+
+    assert flags('def f(x, device: torch.device = "cpu"):\n    return x\n') == []
+    assert flags("if True:\n    torch.allclose = lambda *a, **k: True\n") == [
+        "cell 1 touches assignment to a library's attribute ('torch.allclose =')"
+    ]
