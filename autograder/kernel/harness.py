@@ -23,6 +23,7 @@ import builtins
 import json
 import operator
 import os
+import re
 import sys
 import threading
 import types
@@ -75,12 +76,23 @@ _TENSOR_ATTRS = (
 _SPAWN_EVENTS = frozenset(
     {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.startfile"}
 )
+# Audit events that copy the kernel (a child that keeps the companion from before it was switched
+# off) and that search the interpreter's objects: noted when a notebook cell's code asks for them.
+_FORK_EVENTS = frozenset({"os.fork", "os.forkpty"})
+_HEAP_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
+# The code of a notebook cell (ipykernel names it /tmp/ipykernel_<pid>/<hash>.py; plain IPython
+# <ipython-input-...>): the learner's, or the chapter's own teaching cells.
+_CELL_FILE = re.compile(r"^<ipython-input-|ipykernel_\d+[/\\]-?\d+\.py$")
+# Standard-library modules between a caller and a process or heap search it asked for.
+_PLUMBING = frozenset({"os", "subprocess", "multiprocessing", "concurrent", "asyncio", "gc", "pty"})
 _CRAWL_EVENTS = frozenset(
     {"os.listdir", "os.scandir", "glob.glob", "pathlib.Path.glob", "pathlib.Path.rglob"}
 )
 _AUDITED = frozenset(
     {"open", "exec", "function.__new__", "code.__new__", "object.__setattr__"}
     | _SPAWN_EVENTS
+    | _FORK_EVENTS
+    | _HEAP_EVENTS
     | _CRAWL_EVENTS
 )
 # Bytecode shorter than this (`return self.x`) is too common to identify the reference by.
@@ -274,7 +286,14 @@ def _probe(run, seeds, block) -> None:
     extra += state.pop("held", [])
     swaps = state["references"] + [(f, f.__code__, checks._blocked(f, n)) for f, n in extra]
     state["swapped"] = frozenset(f for f, _, _ in swaps)  # their own code goes back in after
-    _stop_learner_processes()
+    for name in _learner_threads():
+        _violation(f"the code left a thread running ({name}) when the hidden tests began")
+    stopped = _stop_learner_processes()
+    if stopped and state.get("spawned") and set(stopped) - _loader_workers():
+        _violation(
+            f"the code left a process it started ({state['spawned']}) running when "
+            "the hidden tests began; it was stopped"
+        )
     results = []
     for seed in seeds:
         entry = {"seed": seed}
@@ -327,6 +346,34 @@ def _processes() -> dict[int, int]:
     finally:
         _state["internal"] = False
     return parents
+
+
+def _learner_threads() -> list[str]:
+    """Threads running code of a notebook cell (what they run was written there)."""
+    found = []
+    for thread in threading.enumerate():
+        target = getattr(thread, "_target", None)
+        code = getattr(target, "__code__", None) or getattr(type(thread).run, "__code__", None)
+        if code is not None and _CELL_FILE.search(code.co_filename) and thread.is_alive():
+            found.append(thread.name)
+    return found
+
+
+def _loader_workers() -> set[int]:
+    """The worker processes of the DataLoaders alive in this kernel (started by torch)."""
+    dataloader = sys.modules.get("torch.utils.data.dataloader")
+    if dataloader is None:
+        return set()
+    import gc
+
+    _state["internal"] = True  # the harness's own search, not a learner's
+    try:
+        iterators = [
+            o for o in gc.get_objects() if isinstance(o, dataloader._MultiProcessingDataLoaderIter)
+        ]
+    finally:
+        _state["internal"] = False
+    return {w.pid for it in iterators for w in getattr(it, "_workers", ()) if w.pid}
 
 
 def _in_own_pid_namespace() -> bool:
@@ -421,8 +468,32 @@ def _audit(event: str, args: tuple) -> None:
             and target not in state["swapped"]
         ):
             _refuse(f"moving the reference's code into {getattr(target, '__name__', '?')!r}", None)
+    elif event in _HEAP_EVENTS:
+        if _asked_by_a_cell():
+            _violation(f"the code searched the interpreter's objects ({event})")
+    elif event in _FORK_EVENTS:
+        if _asked_by_a_cell():
+            state["spawned"] = event
     elif state["probing"]:
         _refuse(f"starting another program ({event})", None)
+    elif _asked_by_a_cell():
+        state["spawned"] = event
+
+
+def _asked_by_a_cell() -> bool:
+    """Whether a notebook cell's code asked for the audited event, not a library's (a
+    DataLoader's workers, companion's leak report): the first caller outside the standard
+    library's process and heap modules."""
+    frame = sys._getframe(2)  # the code that raised the event (1 is _audit)
+    for _ in range(40):
+        if frame is None:
+            return False
+        module = frame.f_globals.get("__name__") or ""
+        if module.split(".")[0] in _PLUMBING:
+            frame = frame.f_back
+            continue
+        return bool(_CELL_FILE.search(frame.f_code.co_filename))
+    return False
 
 
 def _from_source_display() -> bool:

@@ -79,6 +79,24 @@ def _forge(run, seeds, block):
 _h._probe = _forge
 _h._state["exec"] = lambda code, namespace: None
 """,
+    # A copy of the kernel made before the tests (it could answer for the learner's functions
+    # through a pipe), a thread left to act while they run, a search of the interpreter's objects.
+    "forked_helper": """\
+import os, time
+if os.fork() == 0:
+    time.sleep(300)
+    os._exit(0)
+""",
+    "thread_left_running": """\
+import threading, time
+def _later():
+    time.sleep(300)
+threading.Thread(target=_later, name="patcher", daemon=True).start()
+""",
+    "heap_search": """\
+import gc
+_functions = [o for o in gc.get_objects() if type(o).__name__ == "function"]
+""",
 }
 
 ALWAYS_EQUAL = {
@@ -344,6 +362,11 @@ def test_cheating_attempts_are_flagged_for_review(graded):
     assert any("do not match the inputs" in f for f in flags["forged_results"])
     assert any("library's attribute" in f for f in flags["redefined_helpers"])
     assert any("ctypes" in f for f in graded[0]["segfault"].flags)
+    assert any("left a process it started (os.fork)" in f for f in flags["forked_helper"])
+    assert any("left a thread running (patcher)" in f for f in flags["thread_left_running"])
+    assert any(
+        "searched the interpreter's objects (gc.get_objects)" in f for f in flags["heap_search"]
+    )
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 # Corpus: the forked helper of tamper_amp_forked_helper.py, double-forked: the intermediate process
 # exits, so the helper is no longer the kernel's descendant (it belongs to the sandbox's pid 1). The
 # grader stops every process started in the sandbox since the kernel began, so it is gone too.
+# review: left a process it started
 # %% ch07_amp_step points=0 feedback="Error"
 import copy
 

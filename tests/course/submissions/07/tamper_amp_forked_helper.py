@@ -2,6 +2,7 @@
 # the companion is not yet switched off, and has amp_step hand every call to it over a socket: the
 # helper answers with companion.amp_step. The grader stops every process the learner's code left
 # running before the hidden tests probe amp_step, so the helper is gone and the calls fail.
+# review: left a process it started
 # %% ch07_amp_step points=0 feedback="BrokenPipeError"
 import copy
 
