@@ -15,7 +15,6 @@ the proof that Check and grading agree on the whole corpus.
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest

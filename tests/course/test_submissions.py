@@ -34,6 +34,9 @@ CHAPTERS = sorted(p.name for p in ROOT.iterdir() if p.is_dir()) if ROOT.is_dir()
 _ASKED = os.environ.get("COURSE_CORPUS", "")
 if _ASKED and _ASKED != "all":
     CHAPTERS = [c for c in CHAPTERS if c in _ASKED.split(",")]
+# With COURSE_CORPUS, COURSE_FILES=transcriber (or several words, comma-separated) keeps only the
+# files whose names contain one of them, and each chapter's base: new files, proven alone.
+_FILES = [w for w in os.environ.get("COURSE_FILES", "").split(",") if w]
 
 
 def sample(subs: list) -> list:
@@ -73,6 +76,8 @@ def sample(subs: list) -> list:
 
 def _graded_files(chapter: str) -> list:
     subs = submissions(chapter)
+    if _ASKED and _FILES:
+        return [s for s in subs if s is subs[0] or any(w in s.name for w in _FILES)]
     return subs if _ASKED else sample(subs)
 
 
