@@ -60,9 +60,11 @@ class FitState:
         epoch: epochs completed (1-based, equal to ``record["epoch"]``; 0 before the first).
         num_epochs: the run's total.
         is_main: False on every torchrun rank but 0 (write files only where it is True).
-        columns: the columns each epoch's record will have, known before the first epoch
-            (``val_accuracy`` and ``train_accuracy`` appear only when the outputs look like
-            class scores and the targets like class indices).
+        columns: the columns each epoch's record will have, known before the first epoch.
+            ``val_accuracy`` and ``train_accuracy`` are written only when the outputs are
+            class scores for class-index targets: when a callback's ``monitor`` is one of
+            them, ``fit`` looks at the model's outputs on one batch first and lists them only
+            if so; otherwise they are listed.
     """
 
     model: nn.Module
@@ -123,7 +125,8 @@ class _Monitor:
             raise ValueError(
                 f"{self.owner}: monitor={self.monitor!r} is not a column this run will produce; "
                 f"its records will have {list(columns)} (validation columns need val_loader, "
-                f"metric columns metrics={{...}}). Nothing was trained."
+                f"metric columns metrics={{...}}, accuracy columns class scores as outputs and "
+                f"class indices as targets). Nothing was trained."
             )
 
     def value(self, record: dict) -> float:
