@@ -319,7 +319,7 @@ def _quiet_exporter(buffer: io.StringIO) -> Iterator[None]:
             # work when warnings are errors (python -W error, pytest's filterwarnings=error):
             # the export of any nn.GRU or nn.LSTM would then fail on a line of torch's.
             warnings.filterwarnings(
-                "ignore", "The .grad attribute of a Tensor that is not a leaf Tensor", UserWarning
+                "ignore", r"The \.grad attribute of a Tensor that is not a leaf", UserWarning
             )
             yield
     finally:
@@ -332,9 +332,9 @@ def _forget_traced_loops() -> None:
 
     Both caches belong to torch, not to a model, and only save work: emptying them changes
     nothing but the time of the next lookup or trace. Without this, exporting a recurrent
-    model with a dynamic length worked once per process: a second export (a notebook cell run
-    again, the same model exported first with a fixed length) fixed the length to the
-    example's. With dynamic shapes, the exporter swaps in a loop-based decomposition of GRU
+    model with a dynamic length worked once per process: the next export of any recurrent model
+    (a notebook cell run again, a model exported first with a fixed length) fixed the length to
+    the example's. With dynamic shapes, the exporter swaps in a loop-based decomposition of GRU
     and LSTM by editing the operators' kernel tables without clearing their dispatch caches,
     which a previous export filled with the unrolled one; and dynamo keeps the graph it traced
     for torch's own loop wrapper (``torch._higher_order_ops``) with guards that pass again for
