@@ -1,8 +1,9 @@
 """Callbacks for ``fit``: the protocol, and the two callbacks most runs need.
 
 **The callback protocol.** A callback is any object with an ``on_epoch_end`` method; every
-other method is optional, and ``fit`` calls only the ones an object has. ``state`` is always the run's :class:`FitState`
-(the model, optimizer, scheduler, history, epoch, and the columns the records will have).
+other method is optional, and ``fit`` calls only the ones an object has. ``state`` is always
+the run's :class:`FitState` (the model, optimizer, scheduler, history, epoch, and the columns
+the records will have).
 
 ``on_fit_start(state)``
     Called once before the first epoch trains (after a resume has loaded the checkpoint, and
