@@ -1,8 +1,9 @@
 """Callbacks for ``fit``: the protocol, and the two callbacks most runs need.
 
 **The callback protocol.** A callback is any object with an ``on_epoch_end`` method; every
-other method is optional, and ``fit`` calls only the ones an object has. ``state`` is always the run's :class:`FitState`
-(the model, optimizer, scheduler, history, epoch, and the columns the records will have).
+other method is optional, and ``fit`` calls only the ones an object has. ``state`` is always
+the run's :class:`FitState` (the model, optimizer, scheduler, history, epoch, and the columns
+the records will have).
 
 ``on_fit_start(state)``
     Called once before the first epoch trains (after a resume has loaded the checkpoint, and
@@ -60,9 +61,11 @@ class FitState:
         epoch: epochs completed (1-based, equal to ``record["epoch"]``; 0 before the first).
         num_epochs: the run's total.
         is_main: False on every torchrun rank but 0 (write files only where it is True).
-        columns: the columns each epoch's record will have, known before the first epoch
-            (``val_accuracy`` and ``train_accuracy`` appear only when the outputs look like
-            class scores and the targets like class indices).
+        columns: the columns each epoch's record will have, known before the first epoch.
+            ``val_accuracy`` and ``train_accuracy`` are written only when the outputs are
+            class scores for class-index targets: when a callback's ``monitor`` is one of
+            them, ``fit`` looks at the model's outputs on one batch first and lists them only
+            if so; otherwise they are listed.
     """
 
     model: nn.Module
@@ -123,7 +126,8 @@ class _Monitor:
             raise ValueError(
                 f"{self.owner}: monitor={self.monitor!r} is not a column this run will produce; "
                 f"its records will have {list(columns)} (validation columns need val_loader, "
-                f"metric columns metrics={{...}}). Nothing was trained."
+                f"metric columns metrics={{...}}, accuracy columns class scores as outputs and "
+                f"class indices as targets). Nothing was trained."
             )
 
     def value(self, record: dict) -> float:

@@ -314,10 +314,48 @@ def _quiet_exporter(buffer: io.StringIO) -> Iterator[None]:
             warnings.filterwarnings(
                 "ignore", r"The tensor attributes (self\.[\w.]+\._flat_weights\[\d+\](, )?)+ were"
             )
+            # Tracing a recurrent layer, torch's dynamo probes .grad of its own intermediate
+            # tensors and hides the warning by swapping warnings.showwarning, which does not
+            # work when warnings are errors (python -W error, pytest's filterwarnings=error):
+            # the export of any nn.GRU or nn.LSTM would then fail on a line of torch's.
+            warnings.filterwarnings(
+                "ignore", r"The \.grad attribute of a Tensor that is not a leaf", UserWarning
+            )
             yield
     finally:
         shapes_log.removeFilter(drop)
         registry_log.removeFilter(no_vision)
+
+
+def _forget_traced_loops() -> None:
+    """Drop what torch cached from earlier exports that would fix a dynamic axis now.
+
+    Both caches belong to torch, not to a model, and only save work: emptying them changes
+    nothing but the time of the next lookup or trace. Without this, exporting a recurrent
+    model with a dynamic length worked once per process: the next export of any recurrent model
+    (a notebook cell run again, a model exported first with a fixed length) fixed the length to
+    the example's. With dynamic shapes, the exporter swaps in a loop-based decomposition of GRU
+    and LSTM by editing the operators' kernel tables without clearing their dispatch caches,
+    which a previous export filled with the unrolled one; and dynamo keeps the graph it traced
+    for torch's own loop wrapper (``torch._higher_order_ops``) with guards that pass again for
+    an example of the same length, so the sizes it fixed come back.
+    """
+    for name in ("gru", "lstm"):
+        overload = getattr(getattr(torch.ops.aten, name, None), "input", None)
+        cache = getattr(overload, "_dispatch_cache", None)
+        if isinstance(cache, dict):
+            cache.clear()
+    try:
+        import torch._higher_order_ops as hops
+        from torch._C._dynamo.eval_frame import reset_code
+        from torch._dynamo.convert_frame import input_codes
+    except ImportError:  # another torch: nothing of the kind to forget
+        return
+    folder = os.path.dirname(hops.__file__) + os.sep
+    for ref in list(getattr(input_codes, "seen", [])):
+        code = ref()
+        if code is not None and code.co_filename.startswith(folder):
+            reset_code(code)
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
@@ -512,6 +550,8 @@ def export_onnx(
                 raise _export_error(model, exc, "") from exc
             return path
         buffer = io.StringIO()
+        if shapes is not None:
+            _forget_traced_loops()
         try:
             with _quiet_exporter(buffer):
                 torch.onnx.export(
@@ -591,13 +631,17 @@ def _check_dynamic(
             f"dynamic_batch=False if a batch of {batch_size} is intended. The file at "
             f"{os.fspath(path)!r} has that fixed batch size."
         )
-    recurrent = [type(m).__name__ for m in model.modules() if isinstance(m, nn.RNNBase)]
+    unrolled = [
+        type(m).__name__
+        for m in model.modules()
+        if isinstance(m, nn.RNNBase) and m.mode not in ("GRU", "LSTM")
+    ]
     rnn_hint = (
-        f" If nothing else uses the length, the {recurrent[0]} may: torch.export has fixed a "
-        "recurrent layer's length when the same model had been exported before in this "
-        "process; legacy=True exports it as ONNX's own recurrent operator, whose length stays "
-        "dynamic (check that file with verify_onnx and a loader)."
-        if recurrent
+        f" If nothing else uses the length, the {unrolled[0]} does: torch's exporter keeps "
+        "the length of nn.GRU and nn.LSTM dynamic but unrolls nn.RNN over the example's "
+        "steps. Use an nn.GRU, or legacy=True, which exports it as ONNX's own recurrent "
+        "operator whose length stays dynamic (check that file with verify_onnx and a loader)."
+        if unrolled
         else ""
     )
     listed = "; ".join(
@@ -635,6 +679,15 @@ def _export_legacy(model, inputs, path, in_names, out_names, shapes, opset) -> N
             "ignore", "You are using the legacy TorchScript", DeprecationWarning
         )
         warnings.filterwarnings("ignore", "The feature will be removed", DeprecationWarning)
+        # nn.RNN, nn.GRU and nn.LSTM check their inputs' sizes in Python (torch's code): the
+        # tracer warns on each check, about a branch no model chose.
+        warnings.filterwarnings(
+            "ignore", category=torch.jit.TracerWarning, module=r"torch\.nn\.modules\.rnn"
+        )
+        # Said on every recurrent layer, whatever the model (no condition in torch's code): a
+        # batch of 1 or initial states as inputs avoid a batch fixed by the initial state;
+        # verify_onnx tries several batch sizes, which shows whether this file has one.
+        warnings.filterwarnings("ignore", r"Exporting a model to ONNX with a batch_size other")
         torch.onnx.export(
             model,
             inputs,

@@ -594,7 +594,8 @@ def fit(
             one that returns True stops training (``history.stopped_early``). Before the
             first epoch, each one's optional ``on_fit_start(state)`` sees the columns the
             records will have, so a built-in callback whose ``monitor`` the run will not
-            produce stops it untrained. Built in:
+            produce stops it untrained (for ``val_accuracy`` or ``train_accuracy``, fit
+            looks at the outputs of one batch in eval mode first). Built in:
             :class:`~companion.callbacks.EarlyStopping`,
             :class:`~companion.callbacks.BestCheckpoint`; the whole protocol is in
             :mod:`companion.callbacks`. Their ``state_dict()`` goes into fit's checkpoints,
@@ -636,7 +637,15 @@ def fit(
             if run.history.stopped_early:  # a callback had stopped it: nothing more to train
                 return _finish(callbacks, state)
             check_resume_epochs(run.start_epoch, num_epochs, checkpoint_dir)
-        state.columns = _columns(optimizer, val_loader, metrics, eval_train)
+        watched = {getattr(cb, "monitor", None) for cb in callbacks}
+        class_scores = (  # an accuracy column exists only for class scores: look before training
+            _gives_class_scores(
+                model, train_loader if val_loader is None else val_loader, batch_fn, device, amp
+            )
+            if watched & {"val_accuracy", "train_accuracy"}
+            else True
+        )
+        state.columns = _columns(optimizer, val_loader, metrics, eval_train, class_scores)
         start_callbacks(callbacks, state)  # a monitor no record will have stops here, untrained
         step_kwargs = dict(device=device, amp=amp, scaler=run.scaler, accumulate=accumulate,
                            clip_grad_norm=clip_grad_norm, skip_nonfinite=skip_nonfinite,
@@ -720,15 +729,42 @@ def _epoch_record(run, model, epoch, started, ctx, train_loader, val_loader, los
     return record
 
 
-def _columns(optimizer, val_loader, metrics: dict, eval_train: bool) -> list[str]:
+def _columns(
+    optimizer, val_loader, metrics: dict, eval_train: bool, class_scores: bool = True
+) -> list[str]:
     """The columns :func:`_epoch_record` can write, in its order, known before training."""
-    scores = ["accuracy", *metrics]  # accuracy only for class scores; known after a batch
+    scores = ["accuracy", *metrics] if class_scores else list(metrics)
     columns = ["epoch", "train_loss"]
     if eval_train:
         columns += [*(f"train_{name}" for name in scores), "train_eval_loss"]
     if val_loader is not None:
         columns += ["val_loss", *(f"val_{name}" for name in scores)]
     return [*columns, *_learning_rates(optimizer), "time", "skipped_steps"]
+
+
+def _gives_class_scores(model, loader, batch_fn, device, amp) -> bool:
+    """Whether the model's outputs on the loader's first batch are class scores for its targets.
+
+    One forward pass in eval mode; the model's modes, every generator and the loader's state
+    are put back, so the run goes on exactly as without it. An empty loader says True (the
+    run fails on it later, with its own message).
+    """
+    rng, loader_state = get_rng_state(), get_loader_state(loader)
+    modes = {m: m.training for m in model.modules()}
+    model.eval()
+    try:
+        with torch.inference_mode():
+            for batch in loader:
+                inputs, targets = split_batch(batch, 0, 0, batch_fn)
+                inputs, targets = move_to(inputs, device, False), move_to(targets, device, False)
+                with autocast(device, amp):
+                    return _is_classification(forward(model, inputs), targets)
+            return True
+    finally:
+        for module, mode in modes.items():
+            module.train(mode)
+        set_rng_state(rng)
+        set_loader_state(loader, loader_state)
 
 
 def _learning_rates(optimizer) -> dict:

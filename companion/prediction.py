@@ -24,6 +24,15 @@ __all__ = ["predict"]
 def _cat(parts: list, what: str = "the model returned"):
     first = parts[0]
     if isinstance(first, torch.Tensor):
+        for i, part in enumerate(parts[1:], start=2):
+            if isinstance(part, torch.Tensor) and part.shape[1:] != first.shape[1:]:
+                raise ValueError(
+                    f"predict concatenates along the first axis, but {what} shape "
+                    f"{tuple(first.shape)} for batch 1 and {tuple(part.shape)} for batch {i}: "
+                    f"the other axes differ (sequences padded per batch?). Pad every batch to "
+                    f"one length in the collate_fn, or loop over the loader yourself and keep "
+                    f"each batch's outputs with its mask."
+                )
         return torch.cat(parts)
     if isinstance(first, (tuple, list)):
         return type(first)(_cat([p[i] for p in parts], what) for i in range(len(first)))
@@ -71,8 +80,8 @@ def predict(
 
     Raises:
         TypeError: a batch or an output of a kind predict cannot read or concatenate.
-        ValueError: the loader yielded no batches, or ``targets=True`` and a batch carries
-            no targets.
+        ValueError: the loader yielded no batches, ``targets=True`` and a batch carries no
+            targets, or two batches' outputs (or targets) differ beyond the first axis.
 
     Example:
         >>> model = nn.Linear(4, 3)

@@ -178,6 +178,52 @@ def test_a_monitor_the_run_will_not_produce_is_refused_before_training(make, tmp
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
 
 
+@pytest.mark.parametrize("make", [EarlyStopping, lambda m: BestCheckpoint("best.pt", m)])
+def test_accuracy_without_class_scores_is_refused_before_training(make, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    g = torch.Generator().manual_seed(0)
+    inputs = torch.randn(64, 6, generator=g)
+    targets = inputs[:, :1].clone()  # regression: float targets, one output per sample
+    model = nn.Linear(6, 1)
+    train = CountBatches(DataLoader(TensorDataset(inputs, targets), batch_size=16))
+    val = DataLoader(TensorDataset(inputs[:32], targets[:32]), batch_size=16)
+    before = [p.clone() for p in model.parameters()]
+    with pytest.raises(
+        ValueError, match=r"monitor='val_accuracy' is not a column(?s:.*)class scores"
+    ):
+        fit(model, train, torch.optim.SGD(model.parameters(), lr=0.1), nn.MSELoss(),
+            num_epochs=1, device="cpu", val_loader=val, progress=False,
+            callbacks=[make("val_accuracy")])  # fmt: skip
+    assert train.drawn == 0  # refused before the first training batch
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
+    assert model.training  # the look at one validation batch left the mode as it was
+
+
+@pytest.mark.parametrize("with_val", [True, False])
+def test_looking_for_class_scores_leaves_the_run_as_it_was(with_val):
+    """The look at one batch (validation, else training) draws nothing the run would draw."""
+
+    def run(monitor):
+        model, _, val = make_run()
+        g = torch.Generator().manual_seed(1)
+        inputs = torch.randn(64, 6, generator=g)
+        train = DataLoader(TensorDataset(inputs, (inputs[:, 0] > 0).long()), batch_size=16,
+                           shuffle=True)  # fmt: skip
+        model.insert(1, nn.Dropout(0.3))  # the global generator matters to training too
+        torch.manual_seed(5)
+        history = fit(model, train, torch.optim.SGD(model.parameters(), lr=0.1),
+                      nn.CrossEntropyLoss(), num_epochs=2, device="cpu", progress=False,
+                      val_loader=val if with_val else None, eval_train=not with_val,
+                      callbacks=[EarlyStopping(monitor, patience=5)])  # fmt: skip
+        return history.train_loss, [p.detach().clone() for p in model.parameters()]
+
+    watched = "val_accuracy" if with_val else "train_accuracy"
+    looked_losses, looked_weights = run(watched)
+    plain_losses, plain_weights = run("train_loss")  # nothing to look at
+    assert looked_losses == plain_losses
+    assert all(torch.equal(a, b) for a, b in zip(looked_weights, plain_weights))
+
+
 def test_the_planned_columns_are_the_columns_the_records_get():
     model, train, val = make_run()
     seen = {}

@@ -495,18 +495,27 @@ def test_verify_needs_inputs_or_a_loader(tmp_path, cnn_export):
         verify_onnx(path, model, loader=[inputs], sizes={"time": (3,)})
 
 
-def test_export_and_verify_say_nothing_that_the_model_cannot_act_on(tmp_path, monkeypatch, capfd):
-    """No Python warning, and no torchvision lines in a lean install (torchvision hidden)."""
+@pytest.mark.parametrize("action", ["always", "error"])
+def test_export_and_verify_say_nothing_that_the_model_cannot_act_on(
+    action, tmp_path, monkeypatch, capfd
+):
+    """No Python warning, and no torchvision lines in a lean install (torchvision hidden).
+
+    "always" records every warning, even one torch would catch; "error" is python -W error
+    (pytest's filterwarnings=error), under which torch's own way of hiding a warning while it
+    traces a recurrent layer fails.
+    """
     import importlib.util
 
     find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "torchvision" else find_spec(name, *a))  # fmt: skip
     time = torch.export.Dim("time", min=2, max=4096)
+    length = {"x": {2: time}, "mask": {1: time}}
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for name, model, shapes in [("conv", MaskedConv(), {"x": {2: time}, "mask": {1: time}}),
-                                    ("gru", WithGRU(), None)]:  # fmt: skip
+        warnings.simplefilter(action)
+        for name, model, shapes in [("conv", MaskedConv(), length), ("gru", WithGRU(), None),
+                                    ("gru_t", WithGRU(), length)]:  # fmt: skip
             path = export_onnx(model, _seq_example(), tmp_path / f"{name}.onnx",
                                dynamic_shapes=shapes)  # fmt: skip
             verify_onnx(path, model, _seq_example(), loader=list(_padded_batches([40])))
@@ -514,3 +523,52 @@ def test_export_and_verify_say_nothing_that_the_model_cannot_act_on(tmp_path, mo
     assert said == [], "\n".join(said)
     stderr = capfd.readouterr().err
     assert "torchvision" not in stderr, stderr
+
+
+class Recurrent(nn.Module):
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.rnn = getattr(nn, kind)(1, 8, batch_first=True)
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x, mask):  # x (B, 1, T), mask (B, T)
+        hidden, _ = self.rnn(x.transpose(1, 2))  # (B, T, 8)
+        return self.head((hidden * mask[..., None]).sum(1) / mask.sum(1, keepdim=True))
+
+
+@pytest.mark.parametrize("kind", ["GRU", "LSTM"])
+def test_a_recurrent_length_stays_dynamic_export_after_export(kind, tmp_path):
+    """torch caches what a first export traced; a second one (a cell run again) must not reuse it."""
+    torch.manual_seed(0)
+    model = Recurrent(kind)
+    time = torch.export.Dim("time", min=2, max=4096)
+    (x, mask), _ = next(_padded_batches([160]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # python -W error exports recurrent layers too
+        fixed = export_onnx(model, _seq_example(), tmp_path / "fixed.onnx")
+        assert _dims(fixed, 0) == ["batch", 1, 40]
+        for attempt in range(2):
+            path = export_onnx(model, _seq_example(), tmp_path / f"seq{attempt}.onnx",
+                               dynamic_shapes={"x": {2: time}, "mask": {1: time}})  # fmt: skip
+            assert _dims(path, 0) == ["batch", 1, "time"], attempt
+            session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+            (got,) = session.run(None, {"inputs_0": x.numpy(), "inputs_1": mask.numpy()})
+            with torch.no_grad():
+                np.testing.assert_allclose(got, model.eval()(x, mask).numpy(), atol=1e-5, rtol=1e-4)
+
+
+def test_a_plain_rnn_length_is_named_and_legacy_keeps_it_dynamic(tmp_path):
+    torch.manual_seed(0)
+    model = Recurrent("RNN")
+    time = torch.export.Dim("time", min=2, max=4096)
+    shapes = {"x": {2: time}, "mask": {1: time}}
+    with pytest.raises(ExportError, match=r"(?s)the RNN does:.*unrolls nn\.RNN.*legacy=True"):
+        export_onnx(model, _seq_example(), tmp_path / "rnn.onnx", dynamic_shapes=shapes)
+    with warnings.catch_warnings():
+        warnings.simplefilter(
+            "error"
+        )  # torch's own size checks and blanket notices are ours to hush
+        path = export_onnx(model, _seq_example(), tmp_path / "legacy.onnx", legacy=True,
+                           dynamic_shapes=shapes)  # fmt: skip
+        report = verify_onnx(path, model, loader=list(_padded_batches([40, 160, 7])))
+    assert report.passed and report.loader.batches == 3

@@ -86,3 +86,15 @@ def test_predict_targets_true_on_batches_without_targets_names_the_argument():
         predict(model, [{"x": torch.randn(2, 4)}], batch_fn=lambda b: (b["x"], None), targets=True)
     with pytest.raises(TypeError, match="targets must be True or False, got 'yes'"):
         predict(model, [torch.randn(2, 4)], targets="yes")
+
+
+def test_predict_names_batches_whose_other_axes_differ():
+    model = nn.Linear(2, 3)  # (B, T, 2) -> (B, T, 3): one output per step
+    padded = [(torch.randn(4, 5, 2), torch.zeros(4, 5)), (torch.randn(4, 7, 2), torch.ones(4, 7))]
+    with pytest.raises(ValueError, match=r"the model returned shape \(4, 5, 3\) for batch 1 and "
+                                         r"\(4, 7, 3\) for batch 2.*padded per batch"):  # fmt: skip
+        predict(model, padded)
+    same = [(torch.randn(4, 5, 2), torch.zeros(4, 5)), (torch.randn(4, 5, 2), torch.ones(2, 7))]
+    with pytest.raises(ValueError, match=r"targets=True the batches held shape \(4, 5\) for "
+                                         r"batch 1 and \(2, 7\) for batch 2"):  # fmt: skip
+        predict(model, same, targets=True)
